@@ -1,0 +1,47 @@
+import express, { Router } from 'express';
+import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
+import type { PairingService } from '../pairing/pairing-service.js';
+
+export const ClaimSchema = z.object({
+  pairing_code: z.string({ error: 'pairing_code must be a string of 6 digits' }).max(64, 'pairing_code must be a string of 6 digits').optional(),
+  bootstrap_secret: z.string({ error: 'bootstrap_secret must be a string' }).max(1024, 'bootstrap_secret must be at most 1024 characters').optional(),
+  display_name: z.string({ error: 'display_name must be a string' }).trim().min(1).max(100, 'display_name must be at most 100 characters').optional(),
+});
+
+/** Unauthenticated pairing endpoints: status and claim (claim bodies are capped at 4 KiB). */
+export function pairingRoutes(pairing: PairingService): Router {
+  const router = Router();
+  router.get('/api/pairing/status', (_req, res) => {
+    res.json(pairing.status());
+  });
+  router.post('/api/pairing/claim', express.json({ limit: '4kb' }), async (req, res) => {
+    // Spec: once paired, any claim is a 409, whatever it carries.
+    if (pairing.isPaired()) throw new ApiError('already_paired');
+    const body: unknown = req.body ?? {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ApiError('validation_failed', 'The body must be a JSON object.');
+    }
+    const parsed = ClaimSchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ApiError('validation_failed', issue.message, { field: String(issue.path[0] ?? '') });
+    }
+    res.json(await pairing.claim(parsed.data));
+  });
+  return router;
+}
+
+/** Protected self-host endpoints: credential rotation and pairing reset. */
+export function selfhostRoutes(pairing: PairingService): Router {
+  const router = Router();
+  router.post('/api/selfhost/credential/rotate', async (_req, res) => {
+    const credential = await pairing.rotateCredential();
+    res.json({ credential, node_id: pairing.nodeId });
+  });
+  router.post('/api/selfhost/pairing/reset', async (_req, res) => {
+    await pairing.reset();
+    res.json(pairing.status());
+  });
+  return router;
+}

@@ -1,0 +1,141 @@
+import { defaultDataDir } from '../data/data-dir.js';
+import { assertNever } from '../util/never.js';
+
+export interface CliOptions {
+  command: 'serve' | 'reset-pairing' | 'version' | 'help';
+  port: number;
+  host: string;
+  dataDir: string;
+  mcpUrl?: string;
+  model?: string;
+  swapPort: number | 'off';
+  allowOrigins: string[];
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `usage: service [flags] [command]
+
+commands:
+  (none)          run the service
+  reset-pairing   forget the credential; the next start logs a new pairing code
+  version         print the version
+
+flags (single or double dash; "-flag value" or "-flag=value"):
+  -port N           HTTP port of the assistant API (default 8080; 0 = any free port)
+  -host ADDR        bind address (default 127.0.0.1; non-loopback logs a warning)
+  -data DIR         data directory (default ~/.service)
+  -mcp URL          global tool-server URL, shown as the read-only server "cli"
+  -model P:M        fallback default model <providerId>:<modelId>, below config.yaml defaults
+  -swap-port N|off  port of the swap route builder on 127.0.0.1 (default 8081; 0 = any free port)
+  -allow-origin O   extra allowed browser Origin (repeatable), e.g. http://localhost:5173
+  -h, -help         show this help
+`;
+
+function parsePort(flag: string, value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new UsageError(`invalid value "${value}" for flag -${flag}: must be a port number between 0 and 65535`);
+  }
+  return Number(value);
+}
+
+function parseHttpUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`invalid value "${value}" for flag -${flag}: must be an absolute http(s) URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`invalid value "${value}" for flag -${flag}: must be an absolute http(s) URL`);
+  }
+  return value;
+}
+
+function parseOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`invalid value "${value}" for flag -allow-origin: must be an origin like http://localhost:5173`);
+  }
+  if (url.origin === 'null' || url.origin !== value.replace(/\/$/, '')) {
+    throw new UsageError(`invalid value "${value}" for flag -allow-origin: must be an origin like http://localhost:5173 (scheme, host, optional port)`);
+  }
+  return url.origin;
+}
+
+const VALUE_FLAGS = ['port', 'host', 'data', 'mcp', 'model', 'swap-port', 'allow-origin'] as const;
+type ValueFlag = (typeof VALUE_FLAGS)[number];
+
+/** Go-style flags: `-port 8080`, `-port=8080`, `--port 8080`, `--port=8080`. */
+export function parseArgs(argv: readonly string[]): CliOptions {
+  const options: CliOptions = {
+    command: 'serve',
+    port: 8080,
+    host: '127.0.0.1',
+    dataDir: defaultDataDir(),
+    swapPort: 8081,
+    allowOrigins: [],
+  };
+  let commandSeen = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') {
+      if (commandSeen) throw new UsageError(`unexpected argument "${arg}"`);
+      if (arg !== 'reset-pairing' && arg !== 'version') throw new UsageError(`unknown command "${arg}"`);
+      options.command = arg;
+      commandSeen = true;
+      continue;
+    }
+    const body = arg.replace(/^--?/, '');
+    const eq = body.indexOf('=');
+    const name = eq === -1 ? body : body.slice(0, eq);
+    if (name === 'h' || name === 'help') {
+      options.command = 'help';
+      return options;
+    }
+    if (!(VALUE_FLAGS as readonly string[]).includes(name)) throw new UsageError(`flag provided but not defined: -${name}`);
+    let value: string;
+    if (eq !== -1) value = body.slice(eq + 1);
+    else {
+      if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: -${name}`);
+      value = argv[++i];
+    }
+    applyFlag(options, name as ValueFlag, value);
+  }
+  return options;
+}
+
+function applyFlag(options: CliOptions, name: ValueFlag, value: string): void {
+  switch (name) {
+    case 'port':
+      options.port = parsePort(name, value);
+      return;
+    case 'host':
+      if (!value.trim()) throw new UsageError('invalid value "" for flag -host: must be an address');
+      options.host = value.trim();
+      return;
+    case 'data':
+      if (!value.trim()) throw new UsageError('invalid value "" for flag -data: must be a directory path');
+      options.dataDir = value;
+      return;
+    case 'mcp':
+      options.mcpUrl = value === '' ? undefined : parseHttpUrl(name, value);
+      return;
+    case 'model':
+      if (value !== '' && !/^[^:\s]+:[^\s]+$/.test(value)) {
+        throw new UsageError(`invalid value "${value}" for flag -model: must be <providerId>:<modelId>`);
+      }
+      options.model = value || undefined;
+      return;
+    case 'swap-port':
+      options.swapPort = value === 'off' ? 'off' : parsePort(name, value);
+      return;
+    case 'allow-origin':
+      options.allowOrigins.push(parseOrigin(value));
+      return;
+    default:
+      return assertNever(name);
+  }
+}

@@ -1,0 +1,92 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+
+/** The one catalog of error codes: HTTP status and default message per code. */
+export const ERROR_CATALOG = {
+  bad_request: { status: 400, message: 'The request is invalid.' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  validation_failed: { status: 400, message: 'A field has an invalid value.' },
+  missing_credential_field: { status: 400, message: 'Send pairing_code or bootstrap_secret.' },
+  no_route: { status: 400, message: 'No supported pool connects these tokens.' },
+  unauthorized: { status: 401, message: 'A valid credential is required.' },
+  invalid_pairing: { status: 401, message: 'The pairing code or bootstrap secret is invalid or expired.' },
+  forbidden_host: { status: 403, message: 'The Host header is not allowed.' },
+  forbidden_origin: { status: 403, message: 'The Origin is not allowed.' },
+  not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  already_paired: { status: 409, message: 'The backend is already paired.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  config_invalid: { status: 409, message: 'The file failed to parse; fix it by hand first.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Request bodies must be JSON (Content-Type: application/json).' },
+  too_many_requests: { status: 429, message: 'Too many failed attempts; wait before trying again.' },
+  internal_error: { status: 500, message: 'Internal error.' },
+  config_missing: { status: 500, message: 'A required setting is missing.' },
+  upstream_error: { status: 500, message: 'The upstream service failed.' },
+  storage_error: { status: 500, message: 'The data directory could not be written.' },
+  upstream_unavailable: { status: 502, message: 'The upstream service could not be reached.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; field?: string };
+}
+
+/** A typed error that the error middleware renders as the envelope. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly field?: string;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, options: { field?: string; headers?: Record<string, string> } = {}) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.field = options.field;
+    this.headers = options.headers;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: { code: this.code, message: this.message } };
+    if (this.field !== undefined) body.error.field = this.field;
+    return body;
+  }
+}
+
+/** Maps the body parser's own errors (size, syntax, charset) onto the catalog. */
+function fromParserError(err: unknown): ApiError | undefined {
+  const type = (err as { type?: unknown } | null)?.type;
+  switch (type) {
+    case 'entity.too.large':
+      return new ApiError('payload_too_large');
+    case 'entity.parse.failed':
+      return new ApiError('invalid_json');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('unsupported_media_type', 'Only UTF-8 JSON bodies are accepted.');
+    case 'request.aborted':
+      return new ApiError('bad_request', 'The request was aborted.');
+    default:
+      return undefined;
+  }
+}
+
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return fromParserError(err) ?? new ApiError('internal_error');
+}
+
+export function errorMiddleware(onInternal: (err: unknown) => void): ErrorRequestHandler {
+  return (err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    const apiError = toApiError(err);
+    if (apiError.code === 'internal_error') onInternal(err);
+    if (apiError.headers) res.set(apiError.headers);
+    res.status(apiError.status).json(apiError.toBody());
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('not_found', `No route for ${req.method} ${req.path}.`));
+};

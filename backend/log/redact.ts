@@ -1,0 +1,11 @@
+/**
+ * Last line of defence: secrets never reach a log line by construction, and anything that
+ * still looks like one (a credential, a credential query value) is masked before writing.
+ */
+const CREDENTIAL = /svc_[A-Za-z0-9_-]{20,}/g;
+const CREDENTIAL_QUERY = /(service_credential=)[^&\s"]*/gi;
+const BEARER = /(bearer\s+)[^\s"]+/gi;
+
+export function redact(line: string): string {
+  return line.replace(CREDENTIAL, 'svc_***').replace(CREDENTIAL_QUERY, '$1***').replace(BEARER, '$1***');
+}

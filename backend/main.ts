@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+import { createServer, type Server } from 'node:http';
+import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
+import { resetPairing } from './cli/reset-pairing.js';
+import { isLoopbackAddress } from './http/guards.js';
+import { createService, type Service } from './service.js';
+import { VERSION } from './version.js';
+
+const SHUTDOWN_GRACE_MS = 1500;
+const SWAP_HOST = '127.0.0.1';
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, port: number): never {
+  if (err.code === 'EADDRINUSE') process.stderr.write(`error: ${what} port ${port} on ${host} is already in use\n`);
+  else if (err.code === 'EACCES') process.stderr.write(`error: no permission to listen on ${host}:${port} (${what})\n`);
+  else if (err.code === 'EADDRNOTAVAIL') process.stderr.write(`error: address ${host} is not available on this machine (${what})\n`);
+  else process.stderr.write(`error: cannot listen on ${host}:${port} (${what}): ${err.message}\n`);
+  process.exit(1);
+}
+
+async function serve(options: CliOptions): Promise<void> {
+  let service: Service;
+  try {
+    service = await createService({
+      dataDir: options.dataDir,
+      host: options.host,
+      mcpUrl: options.mcpUrl,
+      model: options.model,
+      allowOrigins: options.allowOrigins,
+      swapEnabled: options.swapPort !== 'off',
+    });
+  } catch (err) {
+    process.stderr.write(`error: cannot use data directory ${options.dataDir}: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const { logger } = service;
+  if (!isLoopbackAddress(options.host)) {
+    logger.error(`warning: listening on non-loopback address ${options.host}; anyone who can reach it can try to pair`);
+  }
+
+  const server = createServer(service.app);
+  server.keepAliveTimeout = 5000;
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  service.ws.attach(server);
+  const port = await listen(server, options.port, options.host).catch((err: NodeJS.ErrnoException) =>
+    listenFailure(err, 'HTTP', options.host, options.port),
+  );
+  service.setPort(port);
+  logger.info(`listening on http://${formatHost(options.host)}:${port}`);
+
+  let swapServer: Server | undefined;
+  if (service.swapApp && options.swapPort !== 'off') {
+    const swapPortWanted = options.swapPort;
+    swapServer = createServer(service.swapApp);
+    swapServer.keepAliveTimeout = 5000;
+    swapServer.requestTimeout = 30_000;
+    // The swap builder has no credential: it is only ever bound to the loopback.
+    const swapPort = await listen(swapServer, swapPortWanted, SWAP_HOST).catch((err: NodeJS.ErrnoException) =>
+      listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
+    );
+    service.setSwapPort(swapPort);
+    logger.info(`swap builder listening on http://${SWAP_HOST}:${swapPort}`);
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received, shutting down`);
+    service.close();
+    const servers = [server, ...(swapServer ? [swapServer] : [])];
+    let open = servers.length;
+    for (const s of servers) {
+      s.close(() => {
+        open -= 1;
+        if (open === 0) process.exit(0);
+      });
+      s.closeAllConnections();
+    }
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // Spawned by the desktop app with an IPC channel: exit when the parent goes away.
+  if (process.channel) {
+    process.on('disconnect', () => shutdown('parent exited'));
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  let options: CliOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  switch (options.command) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return;
+    case 'version':
+      process.stdout.write(`${VERSION}\n`);
+      return;
+    case 'reset-pairing':
+      process.stdout.write(`${await resetPairing(options.dataDir)}\n`);
+      return;
+    case 'serve':
+      return serve(options);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  process.stderr.write(`error: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,137 @@
+import { promises as fs } from 'node:fs';
+import express, { type Express } from 'express';
+import { providerReadRoutes } from './api/config-routes.js';
+import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
+import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
+import { requireCredential } from './auth/credential.js';
+import { ConfigStore } from './config/config-store.js';
+import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
+import { readIfExists } from './data/atomic-write.js';
+import { errorMiddleware, notFoundHandler } from './http/errors.js';
+import { DESKTOP_RENDERER_ORIGIN, hostOriginGuard, isLoopbackAddress, requireJsonBody, type OriginPolicy } from './http/guards.js';
+import { accessLog, isReleaseMode } from './log/access-log.js';
+import { Logger } from './log/logger.js';
+import { PairingService } from './pairing/pairing-service.js';
+import { createSwapApp } from './swap/swap-app.js';
+import { VERSION } from './version.js';
+import { WsHub } from './ws/ws-hub.js';
+
+export interface ServiceOptions {
+  dataDir: string;
+  host: string;
+  /** `-mcp`: global tool-server URL shown as the read-only server `cli`. */
+  mcpUrl?: string;
+  /** `-model`: fallback default model below config.yaml `defaults`. */
+  model?: string;
+  /** `-allow-origin` values, besides the listener's own origin and the desktop renderer. */
+  allowOrigins?: string[];
+  /** Build the swap route builder's app (default true; `-swap-port off` disables it). */
+  swapEnabled?: boolean;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+}
+
+export interface Service {
+  app: Express;
+  /** The swap route builder's app, for its own loopback listener. */
+  swapApp?: Express;
+  paths: DataPaths;
+  logger: Logger;
+  config: ConfigStore;
+  pairing: PairingService;
+  ws: WsHub;
+  options: ServiceOptions;
+  /** Set by the entry point once the listener is bound (own origin). */
+  setPort(port: number): void;
+  setSwapPort(port: number): void;
+  close(): void;
+}
+
+function positiveMs(value: string | undefined): number | undefined {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+async function readBootstrapSecret(paths: DataPaths, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const fromEnv = env.SERVICE_BOOTSTRAP_SECRET?.trim();
+  if (fromEnv) return fromEnv;
+  return (await readIfExists(paths.bootstrapSecret))?.trim() || undefined;
+}
+
+/** Builds the assistant service: stores, pairing, the express app and the WebSocket hub. No listen(). */
+export async function createService(options: ServiceOptions): Promise<Service> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? new Logger();
+  const paths = dataPaths(options.dataDir);
+  for (const warning of await prepareDataDir(paths)) logger.info(warning);
+
+  const config = new ConfigStore({ file: paths.config, env, logger, fallbackModel: options.model });
+  await config.load();
+
+  const pairing = new PairingService({
+    file: paths.pairing,
+    logger,
+    bootstrapSecret: await readBootstrapSecret(paths, env),
+    onBootstrapConsumed: () => fs.rm(paths.bootstrapSecret, { force: true }),
+    // Test knobs: shorter code life and failure window (never longer than the defaults).
+    codeTtlMs: positiveMs(env.SERVICE_PAIRING_CODE_TTL_MS),
+    failureWindowMs: positiveMs(env.SERVICE_PAIRING_FAILURE_WINDOW_MS),
+  });
+  await pairing.init();
+
+  let port = 0;
+  let swapPort = 0;
+  const extraOrigins = [DESKTOP_RENDERER_ORIGIN, ...(options.allowOrigins ?? [])];
+  const policy: OriginPolicy = {
+    loopbackBind: isLoopbackAddress(options.host),
+    port: () => port,
+    extraOrigins: () => extraOrigins,
+  };
+  // The swap listener also answers the UI served by the assistant listener (its swap form).
+  const swapPolicy: OriginPolicy = {
+    loopbackBind: true,
+    port: () => swapPort,
+    extraOrigins: () => [...extraOrigins, ...['localhost', '127.0.0.1', '[::1]'].map((h) => `http://${h}:${port}`)],
+  };
+  const release = isReleaseMode(env);
+  const swapApp = options.swapEnabled === false ? undefined : createSwapApp({ logger, paths, env, policy: swapPolicy, release });
+  const ws = new WsHub({ pairing, logger, policy, version: VERSION });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(accessLog(logger, 'http', release));
+  app.use(hostOriginGuard(policy));
+  app.use(requireJsonBody);
+  app.use(publicSystemRoutes());
+  app.use(pairingRoutes(pairing));
+  app.use(express.json({ limit: '1mb' }));
+  // Everything under /api that the public routes above did not answer needs the credential.
+  app.use('/api', requireCredential(pairing));
+  app.use(providerReadRoutes(config));
+  app.use(logRoutes(logger));
+  app.use(selfhostRoutes(pairing));
+  app.use(notFoundHandler);
+  app.use(errorMiddleware((err) => logger.error(`error: ${(err as Error)?.stack ?? String(err)}`)));
+
+  return {
+    app,
+    swapApp,
+    paths,
+    logger,
+    config,
+    pairing,
+    ws,
+    options,
+    setPort(p) {
+      port = p;
+    },
+    setSwapPort(p) {
+      swapPort = p;
+    },
+    close() {
+      ws.close();
+      pairing.close();
+    },
+  };
+}

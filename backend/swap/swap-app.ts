@@ -1,0 +1,34 @@
+import express, { type Express } from 'express';
+import { errorMiddleware, notFoundHandler } from '../http/errors.js';
+import { hostOriginGuard, requireJsonBody, type OriginPolicy } from '../http/guards.js';
+import { accessLog } from '../log/access-log.js';
+import type { Logger } from '../log/logger.js';
+import type { DataPaths } from '../data/data-dir.js';
+
+export interface SwapAppOptions {
+  logger: Logger;
+  paths: DataPaths;
+  env: NodeJS.ProcessEnv;
+  policy: OriginPolicy;
+  release: boolean;
+}
+
+/**
+ * The swap route builder's own express app, served on 127.0.0.1:<-swap-port>. Same Host/Origin,
+ * JSON-only and body-size defences as the assistant API; no credential (loopback only).
+ */
+export function createSwapApp(options: SwapAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(accessLog(options.logger, 'swap', options.release));
+  app.use(hostOriginGuard(options.policy));
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: '1mb' }));
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use(notFoundHandler);
+  app.use(errorMiddleware((err) => options.logger.error(`error: swap: ${(err as Error)?.stack ?? String(err)}`)));
+  return app;
+}

@@ -1,0 +1,147 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { credentialFromHeaders } from '../auth/credential.js';
+import { checkHostAndOrigin, type OriginPolicy } from '../http/guards.js';
+import type { ApiError } from '../http/errors.js';
+import type { Logger, LogEntry } from '../log/logger.js';
+import type { PairingService } from '../pairing/pairing-service.js';
+
+export type ServerMessage =
+  | { type: 'hello'; node_id: string; version: string }
+  | { type: 'config.changed'; resource: ConfigResource; id: string | null }
+  | { type: 'log'; seq: number; time: string; stream: string; line: string }
+  | { type: 'pong' }
+  | { type: 'error'; message: string };
+
+export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills';
+
+interface Client {
+  socket: WebSocket;
+  topics: Set<string>;
+  alive: boolean;
+}
+
+const KEEPALIVE_MS = 30_000;
+const CLOSE_CREDENTIAL_REVOKED = 4001;
+
+function rejectUpgrade(socket: Duplex, status: number, error: ApiError | { code: string; message: string }): void {
+  const body = JSON.stringify({ error: { code: error.code, message: error.message } });
+  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * `/ws`: authenticated before the upgrade (Host/Origin, then credential from the
+ * `service_credential` query or the Authorization header); broadcasts config changes and logs.
+ */
+export class WsHub {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  private readonly clients = new Set<Client>();
+  private readonly keepalive: NodeJS.Timeout;
+  private readonly unsubscribeLog: () => void;
+
+  constructor(
+    private readonly deps: { pairing: PairingService; logger: Logger; policy: OriginPolicy; version: string },
+  ) {
+    this.keepalive = setInterval(() => this.sweep(), KEEPALIVE_MS);
+    this.keepalive.unref();
+    this.unsubscribeLog = deps.logger.subscribe((entry) => this.sendLog(entry));
+    deps.pairing.onChange((event) => {
+      if (event !== 'paired') this.closeAll(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+    });
+  }
+
+  attach(server: Server): void {
+    server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket, head));
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/ws') return rejectUpgrade(socket, 404, { code: 'not_found', message: 'Not found.' });
+    const verdict = checkHostAndOrigin(this.deps.policy, req.headers);
+    if (!verdict.ok) return rejectUpgrade(socket, 403, verdict.error);
+    const credential = url.searchParams.get('service_credential') ?? credentialFromHeaders(req.headers);
+    if (!this.deps.pairing.verify(credential ?? undefined)) {
+      return rejectUpgrade(socket, 401, { code: 'unauthorized', message: 'A valid credential is required.' });
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  private accept(socket: WebSocket): void {
+    const client: Client = { socket, topics: new Set(), alive: true };
+    this.clients.add(client);
+    socket.on('pong', () => { client.alive = true; });
+    socket.on('close', () => this.clients.delete(client));
+    socket.on('error', () => socket.terminate());
+    socket.on('message', (data, isBinary) => this.onMessage(client, isBinary ? null : data.toString()));
+    this.send(client, { type: 'hello', node_id: this.deps.pairing.nodeId, version: this.deps.version });
+  }
+
+  private onMessage(client: Client, text: string | null): void {
+    let msg: { type?: unknown; topics?: unknown };
+    try {
+      msg = JSON.parse(text ?? '') as typeof msg;
+    } catch {
+      return this.send(client, { type: 'error', message: 'messages must be JSON objects' });
+    }
+    if (msg?.type === 'ping') return this.send(client, { type: 'pong' });
+    if (msg?.type === 'subscribe' && Array.isArray(msg.topics)) {
+      for (const t of msg.topics) if (t === 'log') client.topics.add(t);
+      return;
+    }
+    if (msg?.type === 'unsubscribe' && Array.isArray(msg.topics)) {
+      for (const t of msg.topics) client.topics.delete(String(t));
+      return;
+    }
+    this.send(client, { type: 'error', message: 'unknown message type' });
+  }
+
+  broadcast(message: ServerMessage): void {
+    const data = JSON.stringify(message);
+    for (const client of this.clients) client.socket.send(data);
+  }
+
+  configChanged(resource: ConfigResource, id: string | null): void {
+    this.broadcast({ type: 'config.changed', resource, id });
+  }
+
+  private sendLog(entry: LogEntry): void {
+    if (this.clients.size === 0) return;
+    const data = JSON.stringify({ type: 'log', ...entry });
+    for (const client of this.clients) if (client.topics.has('log')) client.socket.send(data);
+  }
+
+  private send(client: Client, message: ServerMessage): void {
+    client.socket.send(JSON.stringify(message));
+  }
+
+  private sweep(): void {
+    for (const client of this.clients) {
+      if (!client.alive) {
+        client.socket.terminate();
+        continue;
+      }
+      client.alive = false;
+      client.socket.ping();
+    }
+  }
+
+  closeAll(code = 1001, reason = 'server shutting down'): void {
+    for (const client of this.clients) client.socket.close(code, reason);
+  }
+
+  close(): void {
+    clearInterval(this.keepalive);
+    this.unsubscribeLog();
+    for (const client of this.clients) client.socket.terminate();
+    this.wss.close();
+  }
+}
