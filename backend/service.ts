@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { providerReadRoutes } from './api/config-routes.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
@@ -46,6 +47,11 @@ export interface Service {
   setSwapPort(port: number): void;
   close(): void;
 }
+
+/** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
+const UI_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  "connect-src 'self' ws: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function positiveMs(value: string | undefined): number | undefined {
   const n = value === undefined ? NaN : Number(value);
@@ -106,6 +112,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(publicSystemRoutes());
   app.use(pairingRoutes(pairing));
   app.use(express.json({ limit: '1mb' }));
+  // The built renderer: public like /health (the page holds no secret until the user pairs).
+  const uiDir = env.SERVICE_UI_DIR || fileURLToPath(new URL('../renderer/', import.meta.url));
+  const serveUi = express.static(uiDir, { index: 'index.html' });
+  app.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path === '/api' || req.path.startsWith('/api/')) return next();
+    res.set('Content-Security-Policy', UI_CSP);
+    // Unknown non-API paths get index.html; no built UI at all falls through to the 404.
+    serveUi(req, res, () => res.sendFile('index.html', { root: uiDir }, (err) => (err ? next() : undefined)));
+  });
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
   app.use(providerReadRoutes(config));
