@@ -4,6 +4,9 @@ import { hostOriginGuard, requireJsonBody, type OriginPolicy } from '../http/gua
 import { accessLog } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import type { DataPaths } from '../data/data-dir.js';
+import { AggregatorSource } from './aggregator/aggregator-source.js';
+import type { SourceRegistry } from './liquidity-source.js';
+import { routeBuildRoutes } from './route-routes.js';
 
 export interface SwapAppOptions {
   logger: Logger;
@@ -11,6 +14,8 @@ export interface SwapAppOptions {
   env: NodeJS.ProcessEnv;
   policy: OriginPolicy;
   release: boolean;
+  /** Liquidity sources by `liquidity:` name; the on-chain source registers here when it exists. */
+  registry?: SourceRegistry;
 }
 
 /**
@@ -28,6 +33,8 @@ export function createSwapApp(options: SwapAppOptions): Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const registry: SourceRegistry = options.registry ?? { aggregator: new AggregatorSource() };
+  app.use(routeBuildRoutes({ swapConfig: options.paths.swapConfig, env: options.env, registry }));
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => options.logger.error(`error: swap: ${(err as Error)?.stack ?? String(err)}`)));
   return app;

@@ -1,0 +1,100 @@
+import { getAddress } from 'ethers';
+import { isNative } from '../route-request.js';
+import { routeProblem, type Hop, type Route, type RoutePath } from '../route-model.js';
+import type { ResolvedSource } from '../swap-settings.js';
+import type { AggregatorRouteEntry, AggregatorSummary } from './aggregator-client.js';
+
+/** Pure mapping of the aggregator's `route[][]` into the route model. */
+export type MappingResult =
+  | { ok: true; route: Route }
+  | { ok: false; unsupported: string[] }
+  | { ok: false; empty: true }
+  | { ok: false; malformed: string };
+
+export interface MappingContext {
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint;
+  wrapped: string;
+  /** Exchange id -> source, for the sources enabled for this request only. */
+  byExchange: ReadonlyMap<string, ResolvedSource>;
+}
+
+/** Exchange id -> source for the enabled sources (exchange ids compared case-insensitively). */
+export function exchangeMap(sources: ResolvedSource[]): Map<string, ResolvedSource> {
+  const map = new Map<string, ResolvedSource>();
+  for (const s of sources) for (const ex of s.exchanges ?? []) map.set(ex.toLowerCase(), s);
+  return map;
+}
+
+function v3Fee(extra: unknown): number | null {
+  if (!extra || typeof extra !== 'object') return null;
+  for (const key of ['fee', 'swapFee', 'feeTier']) {
+    const v = Number((extra as Record<string, unknown>)[key]);
+    if (Number.isInteger(v) && v >= 0 && v < 1_000_000) return v;
+  }
+  return null;
+}
+
+class Malformed extends Error {}
+
+function address(value: string, what: string): string {
+  try {
+    return getAddress(value.toLowerCase());
+  } catch {
+    throw new Malformed(`${what} ${JSON.stringify(value).slice(0, 60)} is not an address`);
+  }
+}
+
+function mapHop(e: AggregatorRouteEntry, source: ResolvedSource, wrapped: string, where: string): Hop {
+  const token = (t: string, what: string) => (isNative(t) ? wrapped : address(t, `${where} ${what}`));
+  return {
+    source: source.name,
+    kind: source.kind,
+    pool: address(e.pool, `${where} pool`),
+    tokenIn: token(e.tokenIn, 'tokenIn'),
+    tokenOut: token(e.tokenOut, 'tokenOut'),
+    amountIn: BigInt(e.swapAmount),
+    amountOut: BigInt(e.amountOut),
+    fee: source.kind === 'v2' ? (source.fee_bps === undefined ? null : source.fee_bps * 100) : v3Fee(e.extra),
+  };
+}
+
+export function mapAggregatorRoute(summary: AggregatorSummary, ctx: MappingContext): MappingResult {
+  const unsupported = new Set<string>();
+  for (const path of summary.route) {
+    for (const e of path) if (!ctx.byExchange.has(e.exchange.toLowerCase())) unsupported.add(e.exchange);
+  }
+  if (unsupported.size > 0) return { ok: false, unsupported: [...unsupported] };
+  if (summary.route.length === 0 || summary.route.every((p) => p.length === 0)) return { ok: false, empty: true };
+  if (BigInt(summary.amountIn) !== ctx.amountIn) {
+    return { ok: false, malformed: `it routed ${summary.amountIn} instead of the requested ${ctx.amountIn}` };
+  }
+  try {
+    const paths: RoutePath[] = summary.route.map((entries, i) => {
+      if (entries.length === 0) throw new Malformed(`path ${i} is empty`);
+      const hops = entries.map((e, j) => mapHop(e, ctx.byExchange.get(e.exchange.toLowerCase())!, ctx.wrapped, `path ${i} hop ${j}`));
+      return { amountIn: hops[0].amountIn, amountOut: hops[hops.length - 1].amountOut, hops };
+    });
+    // The aggregator may leave rounding dust unrouted; the largest path takes it so every wei is spent.
+    const spent = paths.reduce((a, p) => a + p.amountIn, 0n);
+    if (spent > ctx.amountIn) throw new Malformed(`its paths spend ${spent}, more than the input ${ctx.amountIn}`);
+    if (spent < ctx.amountIn) {
+      const largest = paths.reduce((a, p) => (p.amountIn > a.amountIn ? p : a));
+      largest.amountIn += ctx.amountIn - spent;
+      largest.hops[0].amountIn = largest.amountIn;
+    }
+    const route: Route = {
+      tokenIn: ctx.tokenIn,
+      tokenOut: ctx.tokenOut,
+      amountIn: ctx.amountIn,
+      amountOut: paths.reduce((a, p) => a + p.amountOut, 0n),
+      paths,
+    };
+    const problem = routeProblem(route, ctx.wrapped);
+    return problem ? { ok: false, malformed: problem } : { ok: true, route };
+  } catch (err) {
+    if (err instanceof Malformed) return { ok: false, malformed: err.message };
+    throw err;
+  }
+}

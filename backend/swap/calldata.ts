@@ -1,0 +1,149 @@
+import { AbiCoder } from 'ethers';
+import { isNative } from './route-request.js';
+import { isReverse, type Hop, type Route } from './route-model.js';
+import { ADDRESS_MASK, FULL_WEIGHT, REVERSE_BIT, ROUTER_INTERFACE, WEIGHT_SHIFT } from './router-abi.js';
+import type { ResolvedSource } from './swap-settings.js';
+
+/**
+ * The router's own view of a swap: batches (parallel paths) of hops, each hop splitting its input
+ * over one or more pools by weight. Pure data; `encodeSwap` turns it into calldata.
+ */
+export interface PlanPool {
+  adapter: string;
+  /** Where the split input goes first: the pair for V2, the adapter for V3. */
+  assetTo: string;
+  pool: string;
+  reverse: boolean;
+  /** Out of 10000; the weights of one hop sum to exactly 10000. */
+  weight: number;
+  extraData: string;
+}
+
+export interface PlanHop {
+  /** ERC-20 spent by this hop (the wrapped token for native input). */
+  fromToken: string;
+  pools: PlanPool[];
+}
+
+export interface RouterPlan {
+  /** May be the native placeholder. */
+  fromToken: string;
+  toToken: string;
+  amountIn: bigint;
+  minReturn: bigint;
+  deadline: number;
+  /** Sums to exactly amountIn. */
+  batchesAmount: bigint[];
+  batches: PlanHop[][];
+}
+
+const abi = AbiCoder.defaultAbiCoder();
+
+export function packRawData(pool: string, weight: number, reverse: boolean): bigint {
+  if (!Number.isInteger(weight) || weight < 0 || weight > FULL_WEIGHT) throw new Error(`weight ${weight} is outside 0..10000`);
+  return (reverse ? REVERSE_BIT : 0n) | (BigInt(weight) << WEIGHT_SHIFT) | (BigInt(pool) & ADDRESS_MASK);
+}
+
+/**
+ * Weights out of 10000 for splitting one hop's input in proportion to `amounts`: floors, then the
+ * rounding remainder goes to the largest share so the weights sum to exactly 10000.
+ */
+export function splitWeights(amounts: bigint[]): number[] {
+  const total = amounts.reduce((a, b) => a + b, 0n);
+  if (amounts.length === 0 || total <= 0n || amounts.some((a) => a < 0n)) throw new Error('split amounts must be non-negative with a positive sum');
+  const weights = amounts.map((a) => Number((a * BigInt(FULL_WEIGHT)) / total));
+  const rest = FULL_WEIGHT - weights.reduce((a, b) => a + b, 0);
+  let largest = 0;
+  amounts.forEach((a, i) => {
+    if (a > amounts[largest]) largest = i;
+  });
+  weights[largest] += rest;
+  return weights;
+}
+
+/** Adapter `moreInfo` per source kind (facts sheet, adapters table). */
+export function adapterExtraData(hop: Hop, source: ResolvedSource): string {
+  if (source.kind === 'v3') {
+    const inner = abi.encode(['address', 'address', 'uint24'], [hop.tokenIn, hop.tokenOut, hop.fee ?? 0]);
+    return abi.encode(['uint160', 'bytes'], [0n, inner]);
+  }
+  if (source.dynamic_fee) return abi.encode(['uint256'], [BigInt(source.fee_bps ?? 0)]);
+  return '0x';
+}
+
+/** One hop of the route model as one pool with the whole hop input (weight 10000). */
+function planPool(hop: Hop, source: ResolvedSource): PlanPool {
+  return {
+    adapter: source.adapter,
+    assetTo: source.kind === 'v2' ? hop.pool : source.adapter,
+    pool: hop.pool,
+    reverse: isReverse(hop),
+    weight: FULL_WEIGHT,
+    extraData: adapterExtraData(hop, source),
+  };
+}
+
+/**
+ * Route model -> router plan: each path becomes one batch with exactly its input, each hop one pool.
+ * Parallel paths use batches (exact wei amounts) rather than weights, so no rounding dust is left.
+ */
+export function planFromRoute(
+  route: Route,
+  sources: ReadonlyMap<string, ResolvedSource>,
+  opts: { minReturn: bigint; deadline: number },
+): RouterPlan {
+  const batches = route.paths.map((path) =>
+    path.hops.map((hop): PlanHop => {
+      const source = sources.get(hop.source);
+      if (!source) throw new Error(`no settings for source ${hop.source}`);
+      return { fromToken: hop.tokenIn, pools: [planPool(hop, source)] };
+    }),
+  );
+  return {
+    fromToken: route.tokenIn,
+    toToken: route.tokenOut,
+    amountIn: route.amountIn,
+    minReturn: opts.minReturn,
+    deadline: opts.deadline,
+    batchesAmount: route.paths.map((p) => p.amountIn),
+    batches,
+  };
+}
+
+/** Checks the plan's own invariants before encoding; a broken plan must never reach a wallet. */
+export function planProblem(plan: RouterPlan): string | undefined {
+  if (plan.batches.length !== plan.batchesAmount.length) return 'batches and batchesAmount differ in length';
+  const sum = plan.batchesAmount.reduce((a, b) => a + b, 0n);
+  if (sum !== plan.amountIn) return `batchesAmount sums to ${sum}, not ${plan.amountIn}`;
+  for (const [i, batch] of plan.batches.entries()) {
+    if (batch.length === 0) return `batch ${i} has no hops`;
+    for (const [j, hop] of batch.entries()) {
+      if (hop.pools.length === 0) return `batch ${i} hop ${j} has no pools`;
+      const total = hop.pools.reduce((a, p) => a + p.weight, 0);
+      if (total !== FULL_WEIGHT) return `batch ${i} hop ${j} weights sum to ${total}, not 10000`;
+    }
+    if (isNative(batch[0].fromToken)) return `batch ${i} starts at the native placeholder instead of the wrapped token`;
+  }
+  return undefined;
+}
+
+/** `smartSwapByOrderId` calldata, or `smartSwapTo` with the receiver when it is not the sender. */
+export function encodeSwap(plan: RouterPlan, who: { sender: string; recipient: string }): string {
+  const problem = planProblem(plan);
+  if (problem) throw new Error(`invalid router plan: ${problem}`);
+  const baseRequest = [BigInt(plan.fromToken), plan.toToken, plan.amountIn, plan.minReturn, BigInt(plan.deadline)];
+  const batches = plan.batches.map((batch) =>
+    batch.map((hop) => [
+      hop.pools.map((p) => p.adapter),
+      hop.pools.map((p) => p.assetTo),
+      hop.pools.map((p) => packRawData(p.pool, p.weight, p.reverse)),
+      hop.pools.map((p) => p.extraData),
+      BigInt(hop.fromToken),
+    ]),
+  );
+  const orderId = 0n;
+  if (who.recipient.toLowerCase() === who.sender.toLowerCase()) {
+    return ROUTER_INTERFACE.encodeFunctionData('smartSwapByOrderId', [orderId, baseRequest, plan.batchesAmount, batches, []]);
+  }
+  return ROUTER_INTERFACE.encodeFunctionData('smartSwapTo', [orderId, who.recipient, baseRequest, plan.batchesAmount, batches, []]);
+}

@@ -1,0 +1,19 @@
+import { Router } from 'express';
+import type { SourceRegistry } from './liquidity-source.js';
+import { buildRoute } from './route-builder.js';
+import { parseRouteRequest } from './route-request.js';
+
+/** `POST /api/v1/route/build` (spec 4). */
+export function routeBuildRoutes(deps: { swapConfig: string; env: NodeJS.ProcessEnv; registry: SourceRegistry }): Router {
+  const router = Router();
+  router.post('/api/v1/route/build', async (req, res) => {
+    const request = parseRouteRequest(req.body);
+    // A client that hangs up stops the upstream call too.
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    res.json(await buildRoute(request, deps, abort.signal));
+  });
+  return router;
+}
