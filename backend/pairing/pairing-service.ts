@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unwatchFile, watchFile } from 'node:fs';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import { digestEquals, newCredential, newPairingCode, sha256Hex } from './secrets.js';
@@ -77,6 +78,19 @@ export class PairingService {
     }
     if (!this.isPaired()) await this.issueCode();
     else await this.persist();
+    watchFile(this.options.file, { interval: 1000, persistent: false }, () => void this.onFileChanged());
+  }
+
+  /** `reset-pairing` run against a running service: adopt the reset instead of writing over it. */
+  private async onFileChanged(): Promise<void> {
+    if (!this.isPaired() || this.claimInFlight) return;
+    const onDisk = await loadPairingFile(this.options.file, randomUUID).catch(() => undefined);
+    if (onDisk && onDisk.credential_sha256 === null && this.isPaired()) {
+      this.state = { ...this.state, credential_sha256: null, paired_at: null, display_name: null };
+      await this.issueCode();
+      this.options.logger.info('pairing reset (by the reset-pairing command)');
+      this.notify('unpaired');
+    }
   }
 
   get nodeId(): string {
@@ -199,6 +213,7 @@ export class PairingService {
   }
 
   close(): void {
+    unwatchFile(this.options.file);
     this.clearExpiryTimer();
   }
 

@@ -125,4 +125,16 @@ describe('command line', () => {
     assert.equal((await api(again.url, 'GET', '/api/config/providers', { credential })).status, 401);
     assert.equal((await api(again.url, 'GET', '/api/pairing/status')).body.bound, false);
   });
+
+  it('reset-pairing on a running service takes effect without a restart', async () => {
+    const { startPaired } = await import('../helpers/backend-process.js');
+    const { proc, credential } = await startPaired();
+    procs.push(proc);
+    const before = proc.lines.length;
+    const r = run(['reset-pairing', '-data', proc.dataDir]);
+    assert.equal(r.status, 0, r.stderr);
+    await proc.waitForLine(/^pairing code: \d{6} \(expires /, 5000, before);
+    assert.equal((await api(proc.url, 'GET', '/api/config/providers', { credential })).status, 401);
+    assert.equal((await api(proc.url, 'GET', '/api/pairing/status')).body.bound, false);
+  });
 });
