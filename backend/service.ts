@@ -1,7 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
-import { providerReadRoutes } from './api/config-routes.js';
+import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
+import { mcpRoutes } from './api/mcp-routes.js';
+import { profileRoutes } from './api/profile-routes.js';
+import { skillRoutes } from './api/skill-routes.js';
+import { workspaceRoutes } from './api/workspace-routes.js';
+import { createManagedStores, type ManagedStores } from './config/managed-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
@@ -39,6 +44,8 @@ export interface Service {
   paths: DataPaths;
   logger: Logger;
   config: ConfigStore;
+  /** Stores behind the configuration API (profiles, workspaces, tool servers, skills). */
+  stores: ManagedStores;
   pairing: PairingService;
   ws: WsHub;
   options: ServiceOptions;
@@ -124,6 +131,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
   app.use(providerReadRoutes(config));
+  const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
+  app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));
+  app.use(profileRoutes(stores, ws));
+  app.use(workspaceRoutes(stores, ws));
+  app.use(mcpRoutes(stores, ws));
+  app.use(skillRoutes(stores, ws));
   app.use(logRoutes(logger));
   app.use(selfhostRoutes(pairing));
   app.use(notFoundHandler);
@@ -135,6 +148,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     paths,
     logger,
     config,
+    stores,
     pairing,
     ws,
     options,

@@ -33,6 +33,8 @@ export interface ConfigStoreOptions {
 /** Reads config.yaml (providers and defaults), applying env overrides and reporting problems. */
 export class ConfigStore {
   private current: ConfigSnapshot = { providers: [], defaults: {}, problems: [], broken: false, document: null };
+  /** Text the snapshot was parsed from, so a re-read only re-parses (and re-logs) on change. */
+  private lastText: string | null = null;
 
   constructor(private readonly options: ConfigStoreOptions) {}
 
@@ -52,6 +54,7 @@ export class ConfigStore {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       text = '';
     }
+    this.lastText = text;
     this.current = parseConfig(this.options.file, text);
     for (const problem of this.current.problems) {
       this.options.logger.error(`config error: ${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`);
@@ -64,9 +67,21 @@ export class ConfigStore {
     return this.current;
   }
 
+  /** Re-reads the file when it changed on disk (hand edits while the service runs). */
+  async refresh(): Promise<ConfigSnapshot> {
+    const text = await fs.readFile(this.options.file, 'utf8').catch(() => '');
+    if (text === this.lastText) return this.current;
+    return this.load();
+  }
+
   /** Replaces the in-memory snapshot after a successful write. */
-  replace(snapshot: ConfigSnapshot): void {
+  replace(snapshot: ConfigSnapshot, text?: string): void {
     this.current = snapshot;
+    if (text !== undefined) this.lastText = text;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env;
   }
 
   effectiveDefault(): string | null {

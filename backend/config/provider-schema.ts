@@ -30,9 +30,60 @@ export const DefaultsSchema = z.object({
   model: z.string().optional(),
 }).loose();
 
+const httpUrl = (field: string) =>
+  z.string({ error: `${field} must be a string` })
+    .refine((v) => !v.endsWith('/'), `${field} must not end with a trailing slash`)
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === 'http:' || u.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, `${field} must be an absolute http(s) URL`);
+
+/** A provider as the API accepts it: stricter than what a hand-edited file may hold. */
+export const ProviderInputSchema = ProviderSchema.extend({
+  id: ProviderSchema.shape.id.optional(),
+  api_key: z.string({ error: 'api_key must be a string' }).nullable().optional(),
+  base_url: httpUrl('base_url').optional(),
+}).superRefine((provider, ctx) => {
+  const seen = new Set<string>();
+  provider.models.forEach((model, i) => {
+    if (seen.has(model.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `id must be unique within the provider (${model.id} appears twice)` });
+    seen.add(model.id);
+  });
+});
+
+export const DefaultsInputSchema = z.object({
+  provider: z.string({ error: 'provider must be a provider id' }).min(1, 'provider must be a provider id'),
+  model: z.string({ error: 'model must be a model id' }).min(1, 'model must be a model id'),
+});
+
+/** Options of the provider check. */
+export const ProviderTestSchema = z.object({
+  import_models: z.boolean({ error: 'import_models must be true or false' }).default(false),
+  timeout_ms: z.number({ error: 'timeout_ms must be an integer between 100 and 60000' }).int('timeout_ms must be an integer between 100 and 60000')
+    .min(100, 'timeout_ms must be an integer between 100 and 60000').max(60_000, 'timeout_ms must be an integer between 100 and 60000').default(10_000),
+});
+
+export type ProviderInput = z.infer<typeof ProviderInputSchema>;
 export type ModelEntry = z.infer<typeof ModelSchema>;
 export type ProviderEntry = z.infer<typeof ProviderSchema>;
 export type Defaults = z.infer<typeof DefaultsSchema>;
+
+/** Keys the API manages in a provider or model entry; others in the file are left alone. */
+export const PROVIDER_KEYS = new Set(['id', 'name', 'type', 'api_key', 'base_url', 'enabled', 'models', 'context_window', 'max_output_tokens', 'supports_thinking', 'supports_tools']);
+
+export interface ProviderCheckResult {
+  ok: boolean;
+  latency_ms: number;
+  models: string[];
+  error: { code: ProviderCheckError; message: string; status?: number } | null;
+  imported?: string[];
+}
+
+export type ProviderCheckError = 'unreachable' | 'dns' | 'tls' | 'unauthorized' | 'not_found' | 'timeout' | 'http_error' | 'invalid_response' | 'not_configured';
 
 export type KeySource = 'file' | 'env' | 'none';
 

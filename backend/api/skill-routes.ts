@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import type { ManagedStores } from '../config/managed-stores.js';
+import { parseBody, validationError } from '../config/schema-errors.js';
+import { ApiError } from '../http/errors.js';
+import { SkillInputSchema, SkillNameSchema } from '../skills/skill-schema.js';
+import type { WsHub } from '../ws/ws-hub.js';
+
+/** Skill names become folder names: `..`, separators, absolute paths and NUL are a 400. */
+function checkName(name: string): string {
+  const parsed = SkillNameSchema.safeParse(name);
+  if (!parsed.success) throw validationError(parsed.error, ['name']);
+  return name;
+}
+
+/** skills/<name>/SKILL.md: list, get, put (create or replace), delete (to trash). */
+export function skillRoutes(stores: ManagedStores, ws: WsHub): Router {
+  const router = Router();
+  router.get('/api/skills', async (_req, res) => {
+    res.json({ skills: await stores.skills.list() });
+  });
+  router.get('/api/skills/:name', async (req, res) => {
+    const skill = await stores.skills.get(checkName(req.params.name));
+    if (!skill) throw new ApiError('not_found', `No skill named ${req.params.name}.`);
+    res.json(skill);
+  });
+  router.put('/api/skills/:name', async (req, res) => {
+    const name = checkName(req.params.name);
+    const { content } = parseBody(SkillInputSchema, req.body);
+    const { created, skill } = await stores.skills.put(name, content);
+    ws.configChanged('skills', name);
+    res.status(created ? 201 : 200).json(skill);
+  });
+  router.delete('/api/skills/:name', async (req, res) => {
+    const name = checkName(req.params.name);
+    await stores.skills.delete(name);
+    ws.configChanged('skills', name);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,57 @@
+import { Router } from 'express';
+import type { ManagedStores } from '../config/managed-stores.js';
+import { parseBody } from '../config/schema-errors.js';
+import { ApiError } from '../http/errors.js';
+import { WorkspaceCreateSchema, WorkspaceUpdateSchema } from '../workspaces/workspace-schema.js';
+import type { WsHub } from '../ws/ws-hub.js';
+
+const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Workspace ids become folder names: anything that could leave workspaces/ is a 400. */
+export function checkWorkspaceId(id: string): string {
+  if (!WORKSPACE_ID.test(id)) {
+    throw new ApiError('validation_failed', 'id must be 1-64 letters, digits, "_" or "-" (no "..", path separators or NUL).', { field: 'id' });
+  }
+  return id;
+}
+
+async function checkProfile(stores: ManagedStores, profileId: string | null | undefined): Promise<void> {
+  if (profileId && !(await stores.profiles.exists(profileId))) {
+    throw new ApiError('validation_failed', `profile_id must name an existing profile (no ${profileId}).`, { field: 'profile_id' });
+  }
+}
+
+/** workspaces.json + workspaces/<id>/: list, create (id generated), get, rename/bind, delete to trash. */
+export function workspaceRoutes(stores: ManagedStores, ws: WsHub): Router {
+  const router = Router();
+  router.get('/api/workspaces', async (_req, res) => {
+    res.json(await stores.workspaces.list());
+  });
+  router.post('/api/workspaces', async (req, res) => {
+    const input = parseBody(WorkspaceCreateSchema, req.body);
+    await checkProfile(stores, input.profile_id);
+    const workspace = await stores.workspaces.create(input);
+    ws.configChanged('workspaces', workspace.id);
+    res.status(201).json(workspace);
+  });
+  router.get('/api/workspaces/:id', async (req, res) => {
+    const workspace = await stores.workspaces.get(checkWorkspaceId(req.params.id));
+    if (!workspace) throw new ApiError('not_found', `No workspace with id ${req.params.id}.`);
+    res.json(workspace);
+  });
+  router.put('/api/workspaces/:id', async (req, res) => {
+    const id = checkWorkspaceId(req.params.id);
+    const input = parseBody(WorkspaceUpdateSchema, req.body);
+    await checkProfile(stores, input.profile_id);
+    const workspace = await stores.workspaces.update(id, input);
+    ws.configChanged('workspaces', id);
+    res.json(workspace);
+  });
+  router.delete('/api/workspaces/:id', async (req, res) => {
+    const id = checkWorkspaceId(req.params.id);
+    const trashed = await stores.workspaces.delete(id);
+    ws.configChanged('workspaces', id);
+    res.json({ deleted: id, trashed_to: trashed });
+  });
+  return router;
+}

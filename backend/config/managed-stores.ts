@@ -1,0 +1,33 @@
+import type { DataPaths } from '../data/data-dir.js';
+import { SerialQueue } from '../data/serial-queue.js';
+import { McpStore } from '../mcp/mcp-store.js';
+import { ProfileStore } from '../profiles/profile-store.js';
+import { SkillStore } from '../skills/skill-store.js';
+import { WorkspaceStore } from '../workspaces/workspace-store.js';
+import type { ConfigStore } from './config-store.js';
+import { ConfigWriter } from './config-writer.js';
+
+/** The stores behind the configuration API. One queue, keyed by file, serializes every write. */
+export interface ManagedStores {
+  config: ConfigStore;
+  writer: ConfigWriter;
+  profiles: ProfileStore;
+  workspaces: WorkspaceStore;
+  mcp: McpStore;
+  skills: SkillStore;
+  paths: DataPaths;
+}
+
+export function createManagedStores(deps: { config: ConfigStore; paths: DataPaths; mcpUrl?: string }): ManagedStores {
+  const queue = new SerialQueue();
+  const { config, paths } = deps;
+  return {
+    config,
+    writer: new ConfigWriter(config, queue),
+    profiles: new ProfileStore(paths, queue, () => config.effectiveDefault()),
+    workspaces: new WorkspaceStore(paths, queue),
+    mcp: new McpStore(queue, deps.mcpUrl || undefined),
+    skills: new SkillStore(paths, queue),
+    paths,
+  };
+}

@@ -1,0 +1,52 @@
+import type { SerialQueue } from '../data/serial-queue.js';
+import { configInvalid } from '../config/config-writer.js';
+import { readJsonFile, writeJsonFile } from '../config/json-file.js';
+import { fieldPath } from '../config/schema-errors.js';
+import { ApiError } from '../http/errors.js';
+import { McpFileSchema, type McpFile, type McpServer, type McpView } from './mcp-schema.js';
+
+export const CLI_SERVER_NAME = 'cli';
+
+/** Global and per-workspace tool-server files; the `-mcp` URL is shown as the read-only `cli`. */
+export class McpStore {
+  constructor(private readonly queue: SerialQueue, private readonly cliUrl?: string) {}
+
+  private readonlyServers(global: boolean): McpView['readonly'] {
+    if (!global || !this.cliUrl) return {};
+    const type = /\/sse\/?$/.test(this.cliUrl) ? 'sse' : 'http';
+    return { [CLI_SERVER_NAME]: { type, url: this.cliUrl, source: 'cli' } as McpServer & { source: 'cli' } };
+  }
+
+  private async readFile(file: string): Promise<{ raw: Record<string, unknown>; view: McpView['mcpServers']; problem: McpView['errors'][number] | null }> {
+    const read = await readJsonFile(file);
+    if (!read.ok) return { raw: {}, view: {}, problem: read.problem };
+    if (!read.exists) return { raw: {}, view: {}, problem: null };
+    const parsed = McpFileSchema.safeParse(read.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const raw = typeof read.value === 'object' && read.value !== null ? (read.value as Record<string, unknown>) : {};
+      const servers = (raw.mcpServers ?? {}) as Record<string, unknown>;
+      return { raw, view: servers, problem: { file, line: null, message: `${fieldPath(issue?.path ?? [])}: ${issue?.message}` } };
+    }
+    return { raw: parsed.data as Record<string, unknown>, view: parsed.data.mcpServers, problem: null };
+  }
+
+  async get(file: string, global: boolean): Promise<McpView> {
+    const { view, problem } = await this.readFile(file);
+    return { mcpServers: view, readonly: this.readonlyServers(global), errors: problem ? [problem] : [] };
+  }
+
+  /** Replaces the servers; other top-level keys of the file (a client's own settings) are kept. */
+  async put(file: string, global: boolean, input: McpFile): Promise<McpView> {
+    if (global && this.cliUrl && CLI_SERVER_NAME in input.mcpServers) {
+      throw new ApiError('validation_failed', `mcpServers.${CLI_SERVER_NAME} is reserved for the -mcp server and read-only.`, { field: `mcpServers.${CLI_SERVER_NAME}` });
+    }
+    return this.queue.run(file, async () => {
+      const read = await readJsonFile(file);
+      if (!read.ok) throw configInvalid([read.problem]);
+      const old = typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value) ? (read.value as Record<string, unknown>) : {};
+      await writeJsonFile(file, { ...old, ...input });
+      return this.get(file, global);
+    });
+  }
+}
