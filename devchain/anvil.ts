@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface AnvilNode {
+  rpcUrl: string;
+  port: number;
+  chainId: number;
+  /** Stops the node and waits for it to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface AnvilOptions {
+  chainId?: number;
+  /** 0 (default) lets the OS choose a free port; anvil prints the one it bound. */
+  port?: number;
+}
+
+const ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64' };
+
+/** The anvil binary shipped by the platform package that @foundry-rs/anvil depends on. */
+export function anvilBinary(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = `@foundry-rs/anvil-${process.platform}-${ARCH[process.arch] ?? process.arch}`;
+  let dir: string;
+  try {
+    dir = path.dirname(require.resolve(`${pkg}/package.json`));
+  } catch {
+    throw new Error(`anvil binary package ${pkg} is not installed (it comes with @foundry-rs/anvil)`);
+  }
+  return path.join(dir, 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+}
+
+/**
+ * Starts anvil on 127.0.0.1. Its stdout is read only up to the "Listening on" line (to
+ * learn the port) and discarded after that, so nothing it logs reaches our output.
+ * The node is killed when this process exits.
+ */
+export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode> {
+  const chainId = options.chainId ?? 56;
+  const args = [
+    '--host', '127.0.0.1',
+    '--port', String(options.port ?? 0),
+    '--chain-id', String(chainId),
+    '--hardfork', 'cancun',
+    '--gas-limit', '100000000',
+  ];
+  const env = { ...process.env };
+  delete env.ELECTRON_RUN_AS_NODE;
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  try {
+    const port = await waitForListening(child, () => stderr);
+    return {
+      rpcUrl: `http://127.0.0.1:${port}`,
+      port,
+      chainId,
+      async stop() {
+        process.removeListener('exit', killOnExit);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  } catch (err) {
+    process.removeListener('exit', killOnExit);
+    child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+function waitForListening(child: ChildProcess, stderr: () => string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const onExit = (code: number | null): void => {
+      reject(new Error(`anvil exited (code ${code}) before listening: ${stderr().trim()}`));
+    };
+    child.once('exit', onExit);
+    child.once('error', reject);
+    lines.on('line', (line) => {
+      const m = /Listening on [\d.]+:(\d+)/.exec(line);
+      if (!m) return;
+      child.removeListener('exit', onExit);
+      lines.close();
+      child.stdout!.resume(); // keep draining so anvil never blocks on a full pipe
+      resolve(Number(m[1]));
+    });
+  });
+}

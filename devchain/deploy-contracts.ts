@@ -1,0 +1,102 @@
+import type { InterfaceAbi } from 'ethers';
+import type { CompiledContracts } from './compile-contracts.js';
+import { TOKEN_PLAN, V3_FEE_TIERS, WRAPPED_SYMBOL, WRAPPED_USD, type SourceName } from './pool-plan.js';
+import { microUsd } from './price-math.js';
+import type { TxSender } from './tx-sender.js';
+import type { UniswapArtifacts } from './uniswap-artifacts.js';
+
+export interface DevchainToken {
+  symbol: string;
+  name: string;
+  decimals: number;
+  address: string;
+  /** Price the pools were seeded at, in USD. */
+  usd: number;
+  priceMicroUsd: bigint;
+}
+
+export interface SourceContracts {
+  kind: 'v2' | 'v3';
+  factory: string;
+  adapter: string;
+}
+
+export interface DevchainAddresses {
+  router: string;
+  tokenApprove: string;
+  tokenApproveProxy: string;
+  wrappedNative: string;
+  liquidityHelper: string;
+  sources: Record<SourceName, SourceContracts>;
+}
+
+/** Raw units minted to the deployer per token: enough for every pool many times over. */
+const DEPLOYER_SUPPLY_WHOLE = 10n ** 12n;
+/** Native coin the deployer wraps for pool liquidity (anvil starts it with more). */
+export const DEPLOYER_WRAP = 200_000n * 10n ** 18n;
+
+/**
+ * Queues the deployment of tokens, the router stack, the four factories and the adapters.
+ * Addresses come from nonces, so nothing here waits for the chain.
+ */
+export function queueContracts(
+  tx: TxSender,
+  compiled: CompiledContracts,
+  uni: UniswapArtifacts,
+): { addresses: DevchainAddresses; tokens: DevchainToken[] } {
+  const c = (name: string): CompiledContracts[string] => {
+    const found = compiled[name];
+    if (!found) throw new Error(`compiled contract ${name} is missing`);
+    return found;
+  };
+  const wrappedNative = tx.deploy('WrappedNative', c('WrappedNative'), ['Wrapped BNB', WRAPPED_SYMBOL]);
+  tx.send('wrap native for liquidity', { to: wrappedNative, value: DEPLOYER_WRAP, gas: 100_000n });
+  const tokens: DevchainToken[] = [
+    {
+      symbol: WRAPPED_SYMBOL,
+      name: 'Wrapped BNB',
+      decimals: 18,
+      address: wrappedNative,
+      usd: WRAPPED_USD,
+      priceMicroUsd: microUsd(WRAPPED_USD),
+    },
+  ];
+  const tokenAbi = c('TestToken').abi as InterfaceAbi;
+  for (const t of TOKEN_PLAN) {
+    const address = tx.deploy(`token ${t.symbol}`, c('TestToken'), [t.name, t.symbol, t.decimals], 2_000_000n);
+    tx.call(`mint ${t.symbol}`, address, tokenAbi, 'mint', [tx.from, DEPLOYER_SUPPLY_WHOLE * 10n ** BigInt(t.decimals)]);
+    tokens.push({ ...t, address, priceMicroUsd: microUsd(t.usd) });
+  }
+
+  const tokenApprove = tx.deploy('TokenApprove', c('TokenApprove'));
+  const tokenApproveProxy = tx.deploy('TokenApproveProxy', c('TokenApproveProxy'), [tokenApprove]);
+  tx.call('TokenApprove.setProxy', tokenApprove, c('TokenApprove').abi as InterfaceAbi, 'setProxy', [tokenApproveProxy]);
+  const router = tx.deploy('DexRouter', c('DexRouter'), [wrappedNative, tokenApproveProxy]);
+  tx.call('TokenApproveProxy.addProxy', tokenApproveProxy, c('TokenApproveProxy').abi as InterfaceAbi, 'addProxy', [router]);
+  const liquidityHelper = tx.deploy('V3LiquidityHelper', c('V3LiquidityHelper'));
+
+  const v2 = (name: string): SourceContracts => ({
+    kind: 'v2',
+    factory: tx.deploy(`${name} factory`, uni.v2Factory, [tx.from], 5_000_000n),
+    // Uniswap's 0.30 % pair is the only V2 pair in the installed packages.
+    adapter: tx.deploy(`${name} adapter`, c('V2Adapter'), [30]),
+  });
+  const v3 = (name: 'swapav3' | 'swapb-v3'): SourceContracts => {
+    const factory = tx.deploy(`${name} factory`, uni.v3Factory, [], 7_000_000n);
+    for (const tier of V3_FEE_TIERS[name]) {
+      if (tier.fee === 500 || tier.fee === 3000 || tier.fee === 10000) continue; // enabled by the constructor
+      tx.call(`${name} enable fee ${tier.fee}`, factory, uni.v3Factory.abi as InterfaceAbi, 'enableFeeAmount', [tier.fee, tier.tickSpacing]);
+    }
+    return { kind: 'v3', factory, adapter: tx.deploy(`${name} adapter`, c('V3Adapter'), [factory]) };
+  };
+  const sources: Record<SourceName, SourceContracts> = {
+    swapa: v2('swapa'),
+    swapav3: v3('swapav3'),
+    swapb: v2('swapb'),
+    'swapb-v3': v3('swapb-v3'),
+  };
+  return {
+    addresses: { router, tokenApprove, tokenApproveProxy, wrappedNative, liquidityHelper, sources },
+    tokens,
+  };
+}
