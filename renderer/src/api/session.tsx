@@ -1,0 +1,95 @@
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ConfigResource } from '../../../backend/ws/ws-hub.js';
+import type { ApiClient } from './client';
+import { LiveSocket, type LiveMessage, type SocketState } from './live-socket';
+
+export interface Session {
+  api: ApiClient;
+  socket: LiveSocket;
+  /** Forget the credential and go back to pairing (after a 401, or on request). */
+  endSession(reason: 'unauthorized' | 'user'): void;
+  /** Swap in a new credential (after rotation). */
+  replaceCredential(credential: string): Promise<void>;
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+export function SessionProvider({ session, children }: { session: Session; children: ReactNode }) {
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): Session {
+  const ctx = useContext(SessionContext);
+  if (!ctx) throw new Error('useSession outside SessionProvider');
+  return ctx;
+}
+
+export function useApi(): ApiClient {
+  return useSession().api;
+}
+
+export function useSocketState(): SocketState {
+  const { socket } = useSession();
+  const [state, setState] = useState(socket.state);
+  useEffect(() => socket.onState(setState), [socket]);
+  return state;
+}
+
+export function useLiveMessages(listener: (message: LiveMessage) => void): void {
+  const { socket } = useSession();
+  const ref = useRef(listener);
+  ref.current = listener;
+  useEffect(() => socket.onMessage((m) => ref.current(m)), [socket]);
+}
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: Error | undefined;
+  loading: boolean;
+  reload(): Promise<void>;
+}
+
+/** GETs `path` and refetches it whenever the backend announces a change to one of `resources`. */
+export function useResource<T>(path: string | null, resources: readonly ConfigResource[]): Resource<T> {
+  const api = useApi();
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<Error>();
+  const [loading, setLoading] = useState(path !== null);
+  const latest = useRef(0);
+
+  const reload = useCallback(async () => {
+    if (path === null) return;
+    const ticket = ++latest.current;
+    setLoading(true);
+    try {
+      const value = await api.get<T>(path);
+      if (ticket === latest.current) {
+        setData(value);
+        setError(undefined);
+      }
+    } catch (err) {
+      if (ticket === latest.current) setError(err as Error);
+    } finally {
+      if (ticket === latest.current) setLoading(false);
+    }
+  }, [api, path]);
+
+  useEffect(() => {
+    setData(undefined);
+    void reload();
+  }, [reload]);
+
+  const key = resources.join(',');
+  useLiveMessages((m) => {
+    if (m.type === 'config.changed' && key.split(',').includes(m.resource)) void reload();
+  });
+  // A reconnect may have missed changes: refetch once the socket is open again.
+  const state = useSocketState();
+  const wasOpen = useRef(state.kind === 'open');
+  useEffect(() => {
+    if (state.kind === 'open' && !wasOpen.current) void reload();
+    wasOpen.current = state.kind === 'open';
+  }, [state.kind, reload]);
+
+  return { data, error, loading, reload };
+}

@@ -1,0 +1,173 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { PairingStatus } from '../../../backend/pairing/pairing-service.js';
+import { ApiFailure, joinUrl, requestJson } from '../api/client';
+import { normalizeBackendUrl } from '../api/connection-store';
+import { useI18n, type Translate } from '../i18n/i18n';
+import { fromShell, shell } from '../platform/shell-bridge';
+import { Badge, Field, Notice } from '../ui/controls';
+import { LanguagePicker } from '../shell/language-picker';
+
+export interface ClaimResult {
+  credential: string;
+  node_id: string;
+}
+
+/** Every claim outcome in words (spec section 7 plus the 429 throttle). */
+export function claimMessage(err: unknown, t: Translate, baseUrl: string): string {
+  if (!(err instanceof ApiFailure)) return t('common.error', { message: String((err as Error)?.message ?? err) });
+  if (err.kind === 'network') return t('connect.unreachable', { url: baseUrl });
+  switch (err.status) {
+    case 401:
+      return t('pair.wrong');
+    case 409:
+      return err.code === 'already_paired' ? t('pair.alreadyPaired') : t('pair.invalid', { message: err.message });
+    case 429:
+      return err.retryAfter ? t('pair.tooMany', { seconds: err.retryAfter }) : t('pair.tooManyNoWait');
+    default:
+      return t('pair.invalid', { message: err.message });
+  }
+}
+
+export function PairingScreen(props: { baseUrl: string; notice?: 'unauthorized'; onPaired(result: ClaimResult): void; onChangeUrl(url: string): void }) {
+  const { t, locale } = useI18n();
+  const [status, setStatus] = useState<PairingStatus | null>(null);
+  const [statusError, setStatusError] = useState<string | null>(null);
+  const [code, setCode] = useState('');
+  const [codeError, setCodeError] = useState<string | null>(null);
+  const [claimError, setClaimError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [editingUrl, setEditingUrl] = useState(false);
+  const [urlDraft, setUrlDraft] = useState(props.baseUrl);
+  const [urlError, setUrlError] = useState<string | null>(null);
+  const [shellCode, setShellCode] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    setStatus(null);
+    setStatusError(null);
+    requestJson<PairingStatus>(joinUrl(props.baseUrl, '/api/pairing/status'), 'GET', undefined)
+      .then((s) => !cancelled && setStatus(s))
+      .catch((err) => !cancelled && setStatusError(claimMessage(err, t, props.baseUrl)));
+    const bridge = shell();
+    if (bridge?.getPairingCode) {
+      fromShell(bridge.getPairingCode())
+        .then((c) => !cancelled && setShellCode(c ?? null))
+        .catch(() => undefined);
+    }
+    return () => {
+      cancelled = true;
+    };
+  }, [props.baseUrl, t]);
+
+  const claim = async (pairingCode: string) => {
+    setBusy(true);
+    setClaimError(null);
+    try {
+      const result = await requestJson<ClaimResult>(joinUrl(props.baseUrl, '/api/pairing/claim'), 'POST', {
+        pairing_code: pairingCode,
+        display_name: shell() ? 'Desktop app' : `Browser (${navigator.platform || 'web'})`,
+      });
+      props.onPaired(result);
+    } catch (err) {
+      setClaimError(claimMessage(err, t, props.baseUrl));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const trimmed = code.replace(/\s+/g, '');
+    if (!/^\d{6}$/.test(trimmed)) {
+      setCodeError(t('pair.codeFormat'));
+      return;
+    }
+    setCodeError(null);
+    void claim(trimmed);
+  };
+
+  const applyUrl = (e: FormEvent) => {
+    e.preventDefault();
+    const url = normalizeBackendUrl(urlDraft);
+    if (!url) return setUrlError(t('connect.badUrl'));
+    setUrlError(null);
+    setEditingUrl(false);
+    props.onChangeUrl(url);
+  };
+
+  const expires = status?.pairing_expires_at ? new Date(status.pairing_expires_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : null;
+
+  return (
+    <main className="connect-page">
+      <div className="connect-card">
+        <div className="connect-brand">
+          <span className="brand-mark" aria-hidden="true">S</span>
+          <div>
+            <p className="brand-name">{t('app.name')}</p>
+            <p className="brand-sub">{t('app.tagline')}</p>
+          </div>
+          <div className="connect-lang">
+            <LanguagePicker />
+          </div>
+        </div>
+        <h1>{t('connect.title')}</h1>
+        <p className="muted">{t('connect.subtitle')}</p>
+        {props.notice === 'unauthorized' && <Notice tone="warning">{t('pair.sessionEnded')}</Notice>}
+
+        <div className="connect-url">
+          {editingUrl ? (
+            <form onSubmit={applyUrl} className="inline-form">
+              <Field label={t('connect.backendUrl')} error={urlError ?? undefined}>
+                <input value={urlDraft} onChange={(e) => setUrlDraft(e.target.value)} autoFocus spellCheck={false} />
+              </Field>
+              <button className="btn btn-primary" type="submit">{t('connect.use')}</button>
+            </form>
+          ) : (
+            <div className="url-row">
+              <span className="muted">{t('connect.backendUrl')}</span>
+              <code>{props.baseUrl}</code>
+              {status && <Badge tone={status.bound ? 'amber' : 'blue'}>{status.bound ? t('pair.bound') : t('pair.unbound')}</Badge>}
+              {!shell() && (
+                <button type="button" className="btn btn-link" onClick={() => setEditingUrl(true)}>
+                  {t('connect.change')}
+                </button>
+              )}
+            </div>
+          )}
+        </div>
+
+        {!status && !statusError && <p className="muted">{t('connect.checking')}</p>}
+        {statusError && <Notice tone="error">{statusError}</Notice>}
+        {status?.bootstrap_mode === 'managed' && <Notice tone="info">{t('pair.managed')}</Notice>}
+
+        {shellCode && (
+          <div className="shell-pair">
+            <p>{t('pair.appOneClick')}</p>
+            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void claim(shellCode)}>
+              {t('pair.appPair')}
+            </button>
+          </div>
+        )}
+
+        <form onSubmit={submit} className="pair-form" noValidate>
+          <Field label={t('pair.code')} error={codeError ?? undefined} hint={<>{t('pair.codeHint')} {expires && t('pair.codeExpires', { time: expires })}</>}>
+            <input
+              className="code-input"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={6}
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+              autoFocus={!editingUrl}
+              placeholder="••••••"
+            />
+          </Field>
+          <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+            {busy ? t('pair.pairing') : t('pair.submit')}
+          </button>
+        </form>
+        {claimError && <Notice tone="error">{claimError}</Notice>}
+      </div>
+    </main>
+  );
+}

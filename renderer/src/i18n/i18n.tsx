@@ -1,0 +1,81 @@
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { enConfig } from './en-config';
+import { enOps } from './en-ops';
+import { enCore } from './en';
+import { zhConfig } from './zh-config';
+import { zhOps } from './zh-ops';
+import { zhCore } from './zh';
+
+const en = { ...enCore, ...enConfig, ...enOps };
+export type MessageKey = keyof typeof en;
+export type Locale = 'en' | 'zh';
+/** `auto` follows the profile's language, else the system's. */
+export type LanguageChoice = 'auto' | Locale;
+
+// Every key must exist in Chinese too: a missing translation fails to compile.
+const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps };
+const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
+
+const CHOICE_KEY = 'service.language';
+
+export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+
+interface I18n {
+  locale: Locale;
+  choice: LanguageChoice;
+  setChoice(choice: LanguageChoice): void;
+  /** The profile language (`zh`, `en` or `system`) that `auto` follows when set. */
+  setProfileLanguage(language: string | null): void;
+  t: Translate;
+}
+
+const I18nContext = createContext<I18n | null>(null);
+
+export function systemLocale(): Locale {
+  return (navigator.languages?.[0] ?? navigator.language ?? 'en').toLowerCase().startsWith('zh') ? 'zh' : 'en';
+}
+
+export function format(template: string, vars?: Record<string, string | number>): string {
+  if (!vars) return template;
+  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+export function I18nProvider({ children }: { children: ReactNode }) {
+  const [choice, setChoiceState] = useState<LanguageChoice>(() => {
+    const stored = localStorage.getItem(CHOICE_KEY);
+    return stored === 'en' || stored === 'zh' ? stored : 'auto';
+  });
+  const [profileLanguage, setProfileLanguage] = useState<string | null>(null);
+  const locale: Locale =
+    choice !== 'auto' ? choice : profileLanguage === 'zh' || profileLanguage === 'en' ? profileLanguage : systemLocale();
+
+  useEffect(() => {
+    document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
+  }, [locale]);
+
+  const value = useMemo<I18n>(() => {
+    const dict = dictionaries[locale];
+    return {
+      locale,
+      choice,
+      setChoice(next) {
+        if (next === 'auto') localStorage.removeItem(CHOICE_KEY);
+        else localStorage.setItem(CHOICE_KEY, next);
+        setChoiceState(next);
+      },
+      setProfileLanguage,
+      t: (key, vars) => format(dict[key] ?? en[key], vars),
+    };
+  }, [locale, choice]);
+  return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
+}
+
+export function useI18n(): I18n {
+  const ctx = useContext(I18nContext);
+  if (!ctx) throw new Error('useI18n outside I18nProvider');
+  return ctx;
+}
+
+export function useT(): Translate {
+  return useI18n().t;
+}

@@ -1,0 +1,51 @@
+import { useEffect, useId, useState } from 'react';
+import { useApi } from '../api/session';
+import { useT } from '../i18n/i18n';
+import { Card, ErrorBanner, Notice } from '../ui/controls';
+import type { ProvidersResponse } from './provider-types';
+
+/** The default provider and model, picked among enabled providers' models. */
+export function DefaultsCard({ data }: { data: ProvidersResponse }) {
+  const t = useT();
+  const api = useApi();
+  const id = useId();
+  const current = data.defaults.provider && data.defaults.model ? `${data.defaults.provider}:${data.defaults.model}` : '';
+  const [choice, setChoice] = useState(current);
+  const [error, setError] = useState<unknown>();
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setChoice(current), [current]);
+  const options = data.providers.filter((p) => p.enabled).flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })));
+
+  const save = async () => {
+    const [provider, ...rest] = choice.split(':');
+    setError(undefined);
+    setSaved(false);
+    try {
+      await api.put('/api/config/defaults', { provider, model: rest.join(':') });
+      setSaved(true);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <Card title={t('providers.defaults')}>
+      <div className="defaults-row">
+        <div className="field grow">
+          <label htmlFor={id}>{t('providers.defaultModel')}</label>
+          <select id={id} value={choice} onChange={(e) => { setChoice(e.target.value); setSaved(false); }} disabled={options.length === 0}>
+            <option value="">{options.length ? t('providers.pickDefault') : t('providers.noModelsYet')}</option>
+            {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+          </select>
+        </div>
+        <button type="button" className="btn" onClick={() => void save()} disabled={!choice || choice === current}>{t('common.save')}</button>
+        <div className="defaults-effective">
+          <span className="muted small">{t('providers.effective')}</span>
+          <code>{data.effective_default ?? t('common.none')}</code>
+        </div>
+      </div>
+      {saved && <Notice tone="success">{t('common.saved')}</Notice>}
+      <ErrorBanner error={error} />
+    </Card>
+  );
+}

@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { useApi } from '../api/session';
+import { useT } from '../i18n/i18n';
+import { Badge, Dialog, ErrorBanner, Notice } from '../ui/controls';
+import type { MaskedProvider, TestResult } from './provider-types';
+
+function errorText(error: TestResult['error']): string {
+  if (!error) return '';
+  return typeof error === 'string' ? error : (error.message ?? error.code ?? '');
+}
+
+/** Runs the provider check and offers to import the remote model list into the provider. */
+export function ProviderTest(props: { provider: MaskedProvider; onClose(): void }) {
+  const t = useT();
+  const api = useApi();
+  const [result, setResult] = useState<TestResult | null>(null);
+  const [failure, setFailure] = useState<unknown>();
+  const [running, setRunning] = useState(false);
+  const [imported, setImported] = useState<number | null>(null);
+
+  const run = async () => {
+    setRunning(true);
+    setFailure(undefined);
+    setImported(null);
+    try {
+      setResult(await api.post<TestResult>(`/api/config/providers/${encodeURIComponent(props.provider.id)}/test`));
+    } catch (err) {
+      setFailure(err);
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  const remoteIds = (result?.models ?? []).map((m) => (typeof m === 'string' ? m : m.id));
+  const newIds = remoteIds.filter((id) => !props.provider.models.some((m) => m.id === id));
+
+  // The backend merges the remote list itself (existing models keep their settings).
+  const importModels = async () => {
+    try {
+      const again = await api.post<TestResult>(`/api/config/providers/${encodeURIComponent(props.provider.id)}/test`, { import_models: true });
+      setResult(again);
+      setImported(again.imported?.length ?? 0);
+    } catch (err) {
+      setFailure(err);
+    }
+  };
+
+  return (
+    <Dialog title={t('providers.testTitle', { name: props.provider.name })} open onClose={props.onClose}>
+      <div className="dialog-body">
+        <p className="muted">{t('providers.testExplain')}</p>
+        {running && <p role="status">{t('providers.testing')}</p>}
+        {result && (
+          <div className="test-result">
+            {result.ok ? (
+              <Notice tone="success">{t('providers.testOk', { ms: result.latency_ms ?? '?' })}</Notice>
+            ) : (
+              <Notice tone="error">{t('providers.testFailed', { reason: errorText(result.error) })}</Notice>
+            )}
+            {remoteIds.length > 0 && (
+              <>
+                <p>
+                  {t('providers.remoteModels', { count: remoteIds.length })} <Badge tone="blue">{t('providers.newModels', { count: newIds.length })}</Badge>
+                </p>
+                <ul className="chip-list">
+                  {remoteIds.slice(0, 40).map((id) => (
+                    <li key={id} className={newIds.includes(id) ? 'chip chip-new' : 'chip'}>{id}</li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </div>
+        )}
+        {imported !== null && <Notice tone="success">{t('providers.imported', { count: imported })}</Notice>}
+        <ErrorBanner error={failure} />
+      </div>
+      <div className="dialog-foot">
+        <button type="button" className="btn" onClick={props.onClose}>{t('common.close')}</button>
+        {newIds.length > 0 && imported === null && (
+          <button type="button" className="btn" onClick={() => void importModels()}>{t('providers.importModels', { count: newIds.length })}</button>
+        )}
+        <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running}>{t('providers.testConnection')}</button>
+      </div>
+    </Dialog>
+  );
+}

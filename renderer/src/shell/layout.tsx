@@ -1,0 +1,46 @@
+import type { ReactNode } from 'react';
+import { useT } from '../i18n/i18n';
+import { NavIcon } from './icons';
+import { LanguagePicker } from './language-picker';
+import { LiveIndicator } from './live-indicator';
+import { ROUTE_LABELS, ROUTES, type Route } from './routes';
+
+export function Layout(props: { route: Route; onNavigate(route: Route): void; baseUrl: string; children: ReactNode }) {
+  const t = useT();
+  return (
+    <div className="layout">
+      <aside className="sidebar">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true">S</span>
+          <div>
+            <p className="brand-name">{t('app.name')}</p>
+            <p className="brand-sub" title={props.baseUrl}>{props.baseUrl.replace(/^https?:\/\//, '')}</p>
+          </div>
+        </div>
+        <nav aria-label={t('nav.main')}>
+          <ul>
+            {ROUTES.map((route) => (
+              <li key={route}>
+                <a
+                  href={`#/${route}`}
+                  className={route === props.route ? 'active' : undefined}
+                  aria-current={route === props.route ? 'page' : undefined}
+                >
+                  <NavIcon route={route} />
+                  {t(ROUTE_LABELS[route])}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="sidebar-foot">
+          <LiveIndicator />
+          <LanguagePicker />
+        </div>
+      </aside>
+      <main className="content" id="main">
+        {props.children}
+      </main>
+    </div>
+  );
+}

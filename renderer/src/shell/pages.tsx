@@ -1,0 +1,45 @@
+import { LogsPage } from '../logs/logs-page';
+import { ProvidersPage } from '../providers/providers-page';
+import { ProfilesPage } from '../profiles/profiles-page';
+import { WorkspacesPage } from '../workspaces/workspaces-page';
+import { ToolServersPage } from '../tools/tool-servers-page';
+import { SkillsPage } from '../skills/skills-page';
+import { SwapPage } from '../swap/swap-page';
+import { ConnectionPage } from './connection-page';
+import { Layout } from './layout';
+import { useRoute, type Route } from './routes';
+import { assertNever } from './assert-never';
+import { useProfileLanguage } from '../profiles/profile-language';
+
+function page(route: Route, baseUrl: string) {
+  switch (route) {
+    case 'providers':
+      return <ProvidersPage />;
+    case 'profiles':
+      return <ProfilesPage />;
+    case 'workspaces':
+      return <WorkspacesPage />;
+    case 'tools':
+      return <ToolServersPage />;
+    case 'skills':
+      return <SkillsPage />;
+    case 'logs':
+      return <LogsPage />;
+    case 'swap':
+      return <SwapPage />;
+    case 'connection':
+      return <ConnectionPage baseUrl={baseUrl} />;
+    default:
+      return assertNever(route);
+  }
+}
+
+export function Pages({ baseUrl }: { baseUrl: string }) {
+  const [route, navigate] = useRoute();
+  useProfileLanguage();
+  return (
+    <Layout route={route} onNavigate={navigate} baseUrl={baseUrl}>
+      {page(route, baseUrl)}
+    </Layout>
+  );
+}

@@ -1,0 +1,117 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiFailure } from '../api/client';
+import { listOf, path, type SkillDocument, type SkillSummary } from '../api/resources';
+import { useApi, useResource } from '../api/session';
+import { useT } from '../i18n/i18n';
+import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors } from '../ui/controls';
+
+const template = (name: string) => `---\nname: ${name || 'my-skill'}\ndescription: What this skill does and when to use it.\n---\n\n# ${name || 'My skill'}\n\nInstructions for the assistant.\n`;
+
+export function SkillsPage() {
+  const t = useT();
+  const api = useApi();
+  const skills = useResource<unknown>(path.skills, ['skills']);
+  const [editing, setEditing] = useState<string | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const list = listOf<SkillSummary>(skills.data, 'skills');
+  return (
+    <>
+      <PageHeader title={t('nav.skills')} subtitle={t('skills.subtitle')} actions={<button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>{t('skills.add')}</button>} />
+      <ErrorBanner error={skills.error} />
+      <Card title={t('skills.all')}>
+        {skills.loading && !skills.data ? (
+          <p className="muted">{t('common.loading')}</p>
+        ) : list.length === 0 ? (
+          <EmptyState title={t('skills.empty')}><p className="muted">{t('skills.emptyHint')}</p></EmptyState>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>{t('skills.name')}</th>
+                  <th>{t('skills.description')}</th>
+                  <th><span className="sr-only">{t('common.actions')}</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((s) => (
+                  <tr key={s.name}>
+                    <td className="cell-title mono">{s.name}</td>
+                    <td>{s.description ?? <span className="muted">—</span>} {s.errors?.length ? <Badge tone="red">{s.errors[0]}</Badge> : null}</td>
+                    <td className="row-actions">
+                      <button type="button" className="btn btn-small" aria-label={t('skills.editNamed', { name: s.name })} onClick={() => setEditing(s.name)}>{t('common.edit')}</button>
+                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('skills.deleteNamed', { name: s.name })} onClick={() => setDeleting(s.name)}>{t('common.delete')}</button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+      {editing && <SkillEditor name={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={() => { setEditing(null); void skills.reload(); }} />}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('skills.deleteTitle')}
+        message={t('common.confirmDelete', { name: deleting ?? '' })}
+        confirmLabel={t('common.delete')}
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          await api.del(path.skill(deleting!));
+          void skills.reload();
+        }}
+      />
+    </>
+  );
+}
+
+function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): void }) {
+  const t = useT();
+  const api = useApi();
+  const [name, setName] = useState(props.name ?? '');
+  const [content, setContent] = useState(props.name ? '' : template(''));
+  const [loaded, setLoaded] = useState(props.name === null);
+  const errors = useFormErrors();
+
+  useEffect(() => {
+    if (!props.name) return;
+    api.get<SkillDocument>(path.skill(props.name)).then((doc) => {
+      setContent(doc.content);
+      setLoaded(true);
+    }, (err) => errors.report(err, []));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, props.name]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    errors.clear();
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) return errors.setLocal('name', t('skills.nameRule'));
+    try {
+      await api.put(path.skill(name), { content });
+      props.onSaved();
+    } catch (err) {
+      if (err instanceof ApiFailure && err.field && err.field !== 'name') errors.setLocal('content', err.message);
+      else errors.report(err, ['name', 'content']);
+    }
+  };
+
+  return (
+    <Dialog title={props.name ? t('skills.editTitle', { name: props.name }) : t('skills.addTitle')} open onClose={props.onClose} wide>
+      <form onSubmit={submit} noValidate>
+        <div className="dialog-body">
+          <Field label={t('skills.name')} error={errors.fieldError('name')} hint={t('skills.nameRule')}>
+            <input value={name} disabled={props.name !== null} onChange={(e) => setName(e.target.value)} autoFocus={props.name === null} spellCheck={false} />
+          </Field>
+          <Field label={t('skills.content')} error={errors.fieldError('content')} hint={t('skills.contentHint')}>
+            <textarea className="code-area" rows={16} value={content} disabled={!loaded} onChange={(e) => setContent(e.target.value)} spellCheck={false} />
+          </Field>
+          <ErrorBanner error={errors.general} />
+        </div>
+        <div className="dialog-foot">
+          <button type="button" className="btn" onClick={props.onClose}>{t('common.cancel')}</button>
+          <button type="submit" className="btn btn-primary" disabled={!loaded}>{t('common.save')}</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,80 @@
+import { useState, type FormEvent } from 'react';
+import { ApiFailure } from '../api/client';
+import { useT } from '../i18n/i18n';
+import { Dialog, ErrorBanner, Field, useFormErrors } from '../ui/controls';
+import type { ServerDraft, ServerKind } from './server-draft';
+
+/** Add or edit one server; `save` PUTs the whole file and throws the server's validation error. */
+export function ServerEditor(props: { initial: ServerDraft; editing: boolean; onClose(): void; save(draft: ServerDraft): Promise<void> }) {
+  const t = useT();
+  const [d, setD] = useState(props.initial);
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    errors.clear();
+    if (!d.name.trim()) return errors.setLocal('name', t('tools.nameRequired'));
+    setBusy(true);
+    try {
+      await props.save({ ...d, name: d.name.trim() });
+    } catch (err) {
+      // Server fields look like mcpServers.<name>.url: show them at the form's own field.
+      if (err instanceof ApiFailure && err.field?.startsWith('mcpServers')) {
+        const leaf = err.field.split('.').pop() ?? '';
+        const known = ['command', 'args', 'env', 'url', 'headers', 'type'];
+        errors.setLocal(known.includes(leaf) ? (leaf === 'type' ? 'kind' : leaf) : 'name', err.message);
+      } else errors.report(err, []);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={props.editing ? t('tools.editTitle', { name: props.initial.name }) : t('tools.addTitle')} open onClose={props.onClose}>
+      <form onSubmit={submit} noValidate>
+        <div className="dialog-body">
+          <div className="grid-2">
+            <Field label={t('tools.name')} error={errors.fieldError('name')}>
+              <input value={d.name} disabled={props.editing} onChange={(e) => setD({ ...d, name: e.target.value })} autoFocus={!props.editing} spellCheck={false} />
+            </Field>
+            <Field label={t('tools.kind')} error={errors.fieldError('kind')}>
+              <select value={d.kind} onChange={(e) => setD({ ...d, kind: e.target.value as ServerKind })}>
+                <option value="stdio">{t('tools.kindStdio')}</option>
+                <option value="http">{t('tools.kindHttp')}</option>
+                <option value="sse">{t('tools.kindSse')}</option>
+              </select>
+            </Field>
+          </div>
+          {d.kind === 'stdio' ? (
+            <>
+              <Field label={t('tools.command')} error={errors.fieldError('command')} hint={t('tools.commandHint')}>
+                <input value={d.command} onChange={(e) => setD({ ...d, command: e.target.value })} spellCheck={false} placeholder="npx" />
+              </Field>
+              <Field label={t('tools.args')} error={errors.fieldError('args')} hint={t('tools.argsHint')}>
+                <textarea rows={3} value={d.args} onChange={(e) => setD({ ...d, args: e.target.value })} spellCheck={false} />
+              </Field>
+              <Field label={t('tools.env')} error={errors.fieldError('env')} hint={t('tools.envHint')}>
+                <textarea rows={2} value={d.env} onChange={(e) => setD({ ...d, env: e.target.value })} spellCheck={false} />
+              </Field>
+            </>
+          ) : (
+            <>
+              <Field label={t('tools.url')} error={errors.fieldError('url')} hint={t('tools.urlHint')}>
+                <input value={d.url} onChange={(e) => setD({ ...d, url: e.target.value })} spellCheck={false} placeholder="https://example.com/mcp" />
+              </Field>
+              <Field label={t('tools.headers')} error={errors.fieldError('headers')} hint={t('tools.headersHint')}>
+                <textarea rows={2} value={d.headers} onChange={(e) => setD({ ...d, headers: e.target.value })} spellCheck={false} />
+              </Field>
+            </>
+          )}
+          <ErrorBanner error={errors.general} />
+        </div>
+        <div className="dialog-foot">
+          <button type="button" className="btn" onClick={props.onClose}>{t('common.cancel')}</button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>{t('common.save')}</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,223 @@
+import { cloneElement, useEffect, useId, useRef, useState, type ReactElement, type ReactNode } from 'react';
+import { ApiFailure } from '../api/client';
+import { useT } from '../i18n/i18n';
+
+type ControlProps = { id?: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string };
+
+/** A labelled control with its hint and its error; the error is tied to the control for screen readers. */
+export function Field(props: { label: string; hint?: ReactNode; error?: string; children: ReactElement<ControlProps>; className?: string }) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const described = [props.error ? errorId : null, props.hint ? hintId : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field ${props.error ? 'field-invalid' : ''} ${props.className ?? ''}`}>
+      <label htmlFor={id}>{props.label}</label>
+      {cloneElement(props.children, { id, 'aria-invalid': props.error ? true : undefined, 'aria-describedby': described })}
+      {props.error && (
+        <p className="field-error" id={errorId} role="alert">
+          {props.error}
+        </p>
+      )}
+      {props.hint && (
+        <p className="field-hint" id={hintId}>
+          {props.hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Toggle(props: { label: string; checked: boolean; onChange(v: boolean): void; disabled?: boolean; hint?: string }) {
+  const id = useId();
+  return (
+    <div className="toggle-row">
+      <input id={id} type="checkbox" role="switch" className="switch" checked={props.checked} disabled={props.disabled} onChange={(e) => props.onChange(e.target.checked)} />
+      <label htmlFor={id}>{props.label}</label>
+      {props.hint && <span className="field-hint inline">{props.hint}</span>}
+    </div>
+  );
+}
+
+export type Tone = 'green' | 'amber' | 'red' | 'gray' | 'blue';
+
+export function Badge({ tone, children }: { tone: Tone; children: ReactNode }) {
+  return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+export function PageHeader({ title, subtitle, actions }: { title: string; subtitle?: string; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {subtitle && <p className="page-subtitle">{subtitle}</p>}
+      </div>
+      {actions && <div className="page-actions">{actions}</div>}
+    </header>
+  );
+}
+
+export function Card({ title, actions, children, className }: { title?: string; actions?: ReactNode; children: ReactNode; className?: string }) {
+  return (
+    <section className={`card ${className ?? ''}`} aria-label={title}>
+      {(title || actions) && (
+        <div className="card-head">
+          {title && <h2>{title}</h2>}
+          {actions}
+        </div>
+      )}
+      <div className="card-body">{children}</div>
+    </section>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <p className="empty-title">{title}</p>
+      {children}
+    </div>
+  );
+}
+
+export function ErrorBanner({ error }: { error: unknown }) {
+  const t = useT();
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div className="banner banner-error" role="alert">
+      {t('common.error', { message })}
+    </div>
+  );
+}
+
+export function Notice({ tone, children }: { tone: 'info' | 'success' | 'warning' | 'error'; children: ReactNode }) {
+  return (
+    <div className={`banner banner-${tone}`} role={tone === 'error' || tone === 'warning' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+/** A modal on the native <dialog>: focus moves into it, Escape closes it. */
+export function Dialog(props: { title: string; open: boolean; onClose(): void; children: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    if (props.open && !el.open) el.showModal();
+    if (!props.open && el.open) el.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} className={`dialog ${props.wide ? 'dialog-wide' : ''}`} aria-label={props.title} onClose={props.onClose} onCancel={props.onClose}>
+      {props.open && (
+        <>
+          <div className="dialog-head">
+            <h2>{props.title}</h2>
+          </div>
+          {props.children}
+        </>
+      )}
+    </dialog>
+  );
+}
+
+export function ConfirmDialog(props: { open: boolean; title: string; message: string; confirmLabel: string; onConfirm(): Promise<void> | void; onClose(): void }) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  return (
+    <Dialog title={props.title} open={props.open} onClose={props.onClose}>
+      <div className="dialog-body">
+        <p>{props.message}</p>
+        <ErrorBanner error={error} />
+      </div>
+      <div className="dialog-foot">
+        <button type="button" className="btn" onClick={props.onClose}>
+          {t('common.cancel')}
+        </button>
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            setError(undefined);
+            try {
+              await props.onConfirm();
+              props.onClose();
+            } catch (err) {
+              setError(err);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          {props.confirmLabel}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+export function CopyButton({ text, label }: { text: string; label?: string }) {
+  const t = useT();
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="btn btn-small"
+      onClick={async () => {
+        await copyText(text);
+        setCopied(true);
+        setTimeout(() => setCopied(false), 1500);
+      }}
+    >
+      {copied ? t('common.copied') : (label ?? t('common.copy'))}
+    </button>
+  );
+}
+
+/** Clipboard API where allowed (secure contexts), else a hidden textarea and execCommand. */
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return;
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand('copy');
+    area.remove();
+  }
+}
+
+/** Server errors that name a field go next to it; anything else goes to the form's banner. */
+export function useFormErrors() {
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<unknown>();
+  return {
+    general,
+    fieldError: (name: string) => fields[name],
+    clear() {
+      setFields({});
+      setGeneral(undefined);
+    },
+    setLocal(name: string, message: string) {
+      setFields((f) => ({ ...f, [name]: message }));
+    },
+    report(err: unknown, known: readonly string[]) {
+      if (err instanceof ApiFailure && err.field && known.includes(err.field)) {
+        setFields({ [err.field]: err.message });
+        setGeneral(undefined);
+      } else {
+        setFields({});
+        setGeneral(err);
+      }
+    },
+  };
+}
