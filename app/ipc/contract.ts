@@ -1,0 +1,111 @@
+/**
+ * The one contract between the main process and the preload: channel names (prefixed by area),
+ * payload schemas validated in main, result and event types, and the API the preload exposes
+ * as `window.serviceApp`. The renderer imports `ServiceAppApi` type-only.
+ */
+import { z } from 'zod';
+import type { PairingCode } from '../logs/pairing-code.js';
+import type { LogLine } from '../logs/ring-buffer.js';
+import type { BackendState } from '../supervisor/backend-state.js';
+
+export type { BackendState, LogLine, PairingCode };
+
+/** Renderer -> main requests (ipcRenderer.invoke). */
+export const INVOKE = {
+  backendState: 'backend:state',
+  backendRestart: 'backend:restart',
+  backendLogs: 'backend:logs',
+  pairingCode: 'pairing:code',
+  foldersOpen: 'folders:open',
+  credentialStore: 'credential:store',
+  credentialRead: 'credential:read',
+  credentialClear: 'credential:clear',
+} as const;
+
+/** Main -> renderer events (webContents.send). */
+export const EVENTS = {
+  backendStateChanged: 'backend:state-changed',
+  backendLogLines: 'backend:log-lines',
+  pairingCodeChanged: 'pairing:code-changed',
+  menuShowLogs: 'menu:show-logs',
+} as const;
+
+export type InvokeChannel = (typeof INVOKE)[keyof typeof INVOKE];
+export type EventChannel = (typeof EVENTS)[keyof typeof EVENTS];
+
+const noPayload = z.undefined({ error: 'takes no payload' });
+
+/** Payload schemas, one per request channel: main validates every payload before use. */
+export const REQUEST_SCHEMAS = {
+  'backend:state': noPayload,
+  'backend:restart': noPayload,
+  'backend:logs': z.strictObject({ since: z.int().min(0, 'must be an integer >= 0').optional() }).optional(),
+  'pairing:code': noPayload,
+  'folders:open': z.strictObject({ folder: z.enum(['data', 'logs'], 'must be "data" or "logs"') }),
+  'credential:store': z.strictObject({
+    credential: z.string().regex(/^svc_[A-Za-z0-9_-]{43}$/, 'must be a service credential (svc_ and 43 base64url characters)'),
+  }),
+  'credential:read': noPayload,
+  'credential:clear': noPayload,
+} satisfies Record<InvokeChannel, z.ZodType>;
+
+export type RequestPayload<C extends InvokeChannel> = z.infer<(typeof REQUEST_SCHEMAS)[C]>;
+
+export interface ResponseValues {
+  'backend:state': BackendState;
+  'backend:restart': null;
+  'backend:logs': LogLine[];
+  'pairing:code': PairingCode | null;
+  'folders:open': null;
+  'credential:store': null;
+  'credential:read': string | null;
+  'credential:clear': null;
+}
+
+export interface EventPayloads {
+  'backend:state-changed': BackendState;
+  /** New lines in batches (a busy backend can log thousands per second). */
+  'backend:log-lines': LogLine[];
+  'pairing:code-changed': PairingCode | null;
+  'menu:show-logs': null;
+}
+
+export interface IpcError {
+  code: 'untrusted_sender' | 'invalid_payload' | 'unavailable' | 'failed';
+  message: string;
+}
+
+/** Electron drops custom error classes across IPC, so every request resolves to one of these. */
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+export type Unsubscribe = () => void;
+
+/** `window.serviceApp` in the renderer. */
+export interface ServiceAppApi {
+  backend: {
+    /** The backend's state; when `ready` it carries the API URL (`url`) and the swap builder's. */
+    getState(): Promise<IpcResult<BackendState>>;
+    onStateChanged(listener: (state: BackendState) => void): Unsubscribe;
+    restart(): Promise<IpcResult<null>>;
+  };
+  pairing: {
+    getCode(): Promise<IpcResult<PairingCode | null>>;
+    onCodeChanged(listener: (code: PairingCode | null) => void): Unsubscribe;
+  };
+  logs: {
+    /** Buffered lines with seq > since (at most the 2000 most recent). */
+    getLines(since?: number): Promise<IpcResult<LogLine[]>>;
+    onLines(listener: (lines: LogLine[]) => void): Unsubscribe;
+    /** The menu's "Show logs". */
+    onShowLogs(listener: () => void): Unsubscribe;
+  };
+  folders: {
+    open(folder: 'data' | 'logs'): Promise<IpcResult<null>>;
+  };
+  credential: {
+    /** Encrypted with the OS keychain (safeStorage) before it touches the disk. */
+    store(credential: string): Promise<IpcResult<null>>;
+    read(): Promise<IpcResult<string | null>>;
+    clear(): Promise<IpcResult<null>>;
+  };
+}
