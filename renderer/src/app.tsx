@@ -6,6 +6,7 @@ import { SessionProvider, type Session } from './api/session';
 import { PairingScreen } from './connect/pairing-screen';
 import { useT } from './i18n/i18n';
 import { Pages } from './shell/pages';
+import type { BackendState } from './platform/shell-bridge';
 
 type Phase =
   | { kind: 'starting' }
@@ -15,6 +16,7 @@ type Phase =
 export function App() {
   const t = useT();
   const [phase, setPhase] = useState<Phase>({ kind: 'starting' });
+  const [shellState, setShellState] = useState<BackendState | null>(null);
 
   /** With a stored credential, one authenticated call tells whether it still works. */
   const connect = useCallback(async (baseUrl: string) => {
@@ -34,11 +36,13 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    void initialBackendUrl().then(connect);
+    void initialBackendUrl(setShellState).then(connect);
   }, [connect]);
 
   if (phase.kind === 'starting') {
-    return <div className="splash" role="status">{t('common.loading')}</div>;
+    // In the app the shell may still be starting (or restarting) its backend.
+    const detail = shellState?.status === 'failed' ? t('shell.failed', { reason: shellState.reason }) : shellState && shellState.status !== 'ready' ? t('shell.starting', { status: shellState.status }) : t('common.loading');
+    return <div className="splash" role="status">{detail}</div>;
   }
   if (phase.kind === 'pairing') {
     return (

@@ -1,4 +1,4 @@
-import { fromShell, shell } from '../platform/shell-bridge';
+import { fromShell, shell, shellBackendReady, type BackendState } from '../platform/shell-bridge';
 
 const URL_KEY = 'service.backendUrl';
 const CREDENTIAL_PREFIX = 'service.credential:';
@@ -15,15 +15,12 @@ export function normalizeBackendUrl(input: string): string | null {
 }
 
 /** The backend to talk to: the shell's bundled one, a URL the user chose, or the page's own origin. */
-export async function initialBackendUrl(): Promise<string> {
+export async function initialBackendUrl(onShellProgress: (state: BackendState) => void = () => undefined): Promise<string> {
   const bridge = shell();
-  if (bridge?.getBackend) {
-    try {
-      const backend = await fromShell(bridge.getBackend());
-      if (backend?.url) return normalizeBackendUrl(backend.url) ?? backend.url;
-    } catch {
-      // fall back to the browser's choices
-    }
+  if (bridge) {
+    const ready = await shellBackendReady(bridge, onShellProgress);
+    if (ready.swapUrl) localStorage.setItem('service.swapUrl', ready.swapUrl);
+    return normalizeBackendUrl(ready.url) ?? ready.url;
   }
   const remembered = localStorage.getItem(URL_KEY);
   if (remembered) return remembered;
@@ -35,12 +32,12 @@ export function rememberBackendUrl(url: string): void {
   else localStorage.setItem(URL_KEY, url);
 }
 
-/** App: the shell's safeStorage. Browser: local storage keyed by backend URL. */
+/** App: the shell's safeStorage (one bundled backend). Browser: local storage keyed by backend URL. */
 export async function readCredential(baseUrl: string): Promise<string | null> {
   const bridge = shell();
-  if (bridge?.readCredential) {
+  if (bridge) {
     try {
-      return (await fromShell(bridge.readCredential(baseUrl))) ?? null;
+      return await fromShell(bridge.credential.read());
     } catch {
       return null;
     }
@@ -50,8 +47,8 @@ export async function readCredential(baseUrl: string): Promise<string | null> {
 
 export async function storeCredential(baseUrl: string, credential: string): Promise<void> {
   const bridge = shell();
-  if (bridge?.storeCredential) {
-    await bridge.storeCredential(baseUrl, credential);
+  if (bridge) {
+    await fromShell(bridge.credential.store(credential));
     return;
   }
   localStorage.setItem(CREDENTIAL_PREFIX + baseUrl, credential);
@@ -59,6 +56,6 @@ export async function storeCredential(baseUrl: string, credential: string): Prom
 
 export async function clearCredential(baseUrl: string): Promise<void> {
   const bridge = shell();
-  if (bridge?.clearCredential) await bridge.clearCredential(baseUrl).catch(() => undefined);
+  if (bridge) await fromShell(bridge.credential.clear()).catch(() => undefined);
   localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
 }

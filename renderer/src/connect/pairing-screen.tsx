@@ -48,14 +48,18 @@ export function PairingScreen(props: { baseUrl: string; notice?: 'unauthorized';
     requestJson<PairingStatus>(joinUrl(props.baseUrl, '/api/pairing/status'), 'GET', undefined)
       .then((s) => !cancelled && setStatus(s))
       .catch((err) => !cancelled && setStatusError(claimMessage(err, t, props.baseUrl)));
+    // In the app the shell reads the code from its backend's log: pairing is one click.
     const bridge = shell();
-    if (bridge?.getPairingCode) {
-      fromShell(bridge.getPairingCode())
-        .then((c) => !cancelled && setShellCode(c ?? null))
+    let off: (() => void) | undefined;
+    if (bridge) {
+      fromShell(bridge.pairing.getCode())
+        .then((c) => !cancelled && setShellCode(c?.code ?? null))
         .catch(() => undefined);
+      off = bridge.pairing.onCodeChanged((c) => setShellCode(c?.code ?? null));
     }
     return () => {
       cancelled = true;
+      off?.();
     };
   }, [props.baseUrl, t]);
 

@@ -82,5 +82,7 @@ export const enCore = {
   'session.openData': 'Open data folder',
   'session.openLogs': 'Open logs folder',
   'session.desktopOnly': 'Desktop app',
+  'shell.starting': 'Starting the backend ({status})…',
+  'shell.failed': 'The backend could not start: {reason}',
 } as const;
 

@@ -84,4 +84,6 @@ export const zhCore: Record<keyof typeof enCore, string> = {
   'session.openData': '打开数据文件夹',
   'session.openLogs': '打开日志文件夹',
   'session.desktopOnly': '桌面应用',
+  'shell.starting': '正在启动后端（{status}）…',
+  'shell.failed': '后端无法启动：{reason}',
 };

@@ -36,14 +36,16 @@ export function LogsPage() {
   useEffect(() => {
     let cancelled = false;
     const bridge = shell();
-    if (bridge?.getLogs) {
-      fromShell(bridge.getLogs())
-        .then((got: ShellLogLine[]) => !cancelled && setLines(got.map((l, i) => ({ seq: l.seq ?? i, time: l.time ?? '', stream: l.stream, line: l.line }))))
+    if (bridge) {
+      // The shell's buffer also holds lines from before this backend (re)started.
+      const convert = (got: ShellLogLine[]) => got.map((l) => ({ seq: l.seq, time: new Date(l.time).toISOString(), stream: l.stream, line: l.line }));
+      fromShell(bridge.logs.getLines())
+        .then((got) => !cancelled && setLines((prev) => append(convert(got), prev)))
         .catch(setError);
-      const off = bridge.onLog?.((l) => setLines((prev) => append(prev, [{ seq: l.seq ?? (prev.at(-1)?.seq ?? 0) + 1, time: l.time ?? '', stream: l.stream, line: l.line }])));
+      const off = bridge.logs.onLines((got) => setLines((prev) => append(prev, convert(got))));
       return () => {
         cancelled = true;
-        off?.();
+        off();
       };
     }
     api
@@ -58,7 +60,7 @@ export function LogsPage() {
   }, [api, socket]);
 
   useLiveMessages((m) => {
-    if (m.type === 'log' && !shell()?.getLogs) setLines((prev) => append(prev, [{ seq: m.seq, time: m.time, stream: m.stream, line: m.line }]));
+    if (m.type === 'log' && !shell()) setLines((prev) => append(prev, [{ seq: m.seq, time: m.time, stream: m.stream, line: m.line }]));
   });
 
   const visible = useMemo(() => {
@@ -90,6 +92,7 @@ export function LogsPage() {
               <option value="all">{t('logs.all')}</option>
               <option value="stdout">stdout</option>
               <option value="stderr">stderr</option>
+              {shell() && <option value="supervisor">supervisor</option>}
             </select>
           </Field>
           <Toggle label={t('logs.follow')} checked={follow} onChange={setFollow} />

@@ -1,50 +1,43 @@
+import type { BackendState, IpcResult, LogLine, ServiceAppApi } from '../../../app/ipc/contract.js';
+
 /**
- * The desktop shell's preload API (`window.serviceApp`), when the renderer runs inside Electron.
- * Declared here as a narrow optional interface until the shell's own contract type lands; in a
+ * The desktop shell's preload API (`window.serviceApp`, typed by the shell's IPC contract). In a
  * plain browser it is absent and every caller falls back to HTTP and local storage.
  */
-export interface ShellLogLine {
-  seq?: number;
-  time?: string;
-  stream: string;
-  line: string;
-}
-
-/** Across IPC the shell answers `{ok, value} | {ok:false, error}`; plain values are accepted too. */
-export type ShellResult<T> = { ok: true; value: T } | { ok: false; error: string | { message?: string } };
-
-export interface ShellBridge {
-  getBackend?(): Promise<ShellResult<{ url: string; state?: string }> | { url: string; state?: string }>;
-  getPairingCode?(): Promise<ShellResult<string | null> | string | null>;
-  getLogs?(): Promise<ShellResult<ShellLogLine[]> | ShellLogLine[]>;
-  onLog?(listener: (line: ShellLogLine) => void): () => void;
-  storeCredential?(backendUrl: string, credential: string): Promise<unknown>;
-  readCredential?(backendUrl: string): Promise<ShellResult<string | null> | string | null>;
-  clearCredential?(backendUrl: string): Promise<unknown>;
-  restartBackend?(): Promise<unknown>;
-  openDataFolder?(): Promise<unknown>;
-  openLogsFolder?(): Promise<unknown>;
-}
+export type { BackendState, LogLine as ShellLogLine };
 
 declare global {
   interface Window {
-    serviceApp?: ShellBridge;
+    serviceApp?: ServiceAppApi;
   }
 }
 
-export function shell(): ShellBridge | undefined {
+export function shell(): ServiceAppApi | undefined {
   return typeof window !== 'undefined' ? window.serviceApp : undefined;
 }
 
-function isResult<T>(value: unknown): value is ShellResult<T> {
-  return typeof value === 'object' && value !== null && 'ok' in value && typeof (value as { ok: unknown }).ok === 'boolean';
+/** Unwraps an IPC result; a failed one throws with the shell's message. */
+export async function fromShell<T>(call: Promise<IpcResult<T>>): Promise<T> {
+  const result = await call;
+  if (result.ok) return result.value;
+  throw new Error(result.error.message);
 }
 
-/** Unwraps a shell answer; a failed result throws with the shell's message. */
-export async function fromShell<T>(call: Promise<ShellResult<T> | T>): Promise<T> {
-  const value = await call;
-  if (!isResult<T>(value)) return value as T;
-  if (value.ok) return value.value;
-  const error = value.error;
-  throw new Error(typeof error === 'string' ? error : (error?.message ?? 'desktop shell error'));
+/** The bundled backend once it is ready (the shell may still be starting it). */
+export function shellBackendReady(api: ServiceAppApi, onProgress: (state: BackendState) => void): Promise<Extract<BackendState, { status: 'ready' }>> {
+  return new Promise((resolve, reject) => {
+    let off: (() => void) | undefined;
+    const check = (state: BackendState) => {
+      onProgress(state);
+      if (state.status === 'ready') {
+        off?.();
+        resolve(state);
+      }
+    };
+    off = api.backend.onStateChanged(check);
+    fromShell(api.backend.getState()).then(check, (err) => {
+      off?.();
+      reject(err);
+    });
+  });
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useLiveMessages, useSession } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { shell } from '../platform/shell-bridge';
+import { fromShell, shell } from '../platform/shell-bridge';
 import { Card, ConfirmDialog, ErrorBanner, Notice, PageHeader } from '../ui/controls';
 import { LiveIndicator } from './live-indicator';
 
@@ -54,9 +54,9 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
       {bridge && (
         <Card title={t('session.desktopOnly')}>
           <div className="button-row">
-            {bridge.restartBackend && <button type="button" className="btn" onClick={() => void bridge.restartBackend!()}>{t('session.restart')}</button>}
-            {bridge.openDataFolder && <button type="button" className="btn" onClick={() => void bridge.openDataFolder!()}>{t('session.openData')}</button>}
-            {bridge.openLogsFolder && <button type="button" className="btn" onClick={() => void bridge.openLogsFolder!()}>{t('session.openLogs')}</button>}
+            <button type="button" className="btn" onClick={() => void fromShell(bridge.backend.restart()).catch(setError)}>{t('session.restart')}</button>
+            <button type="button" className="btn" onClick={() => void fromShell(bridge.folders.open('data')).catch(setError)}>{t('session.openData')}</button>
+            <button type="button" className="btn" onClick={() => void fromShell(bridge.folders.open('logs')).catch(setError)}>{t('session.openLogs')}</button>
           </div>
         </Card>
       )}
