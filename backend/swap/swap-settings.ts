@@ -42,8 +42,9 @@ const ChainSettingsSchema = z.object({
   sources: z.partialRecord(z.enum(SOURCE_NAMES), SourceSettingsSchema).optional(),
 });
 
+// Chains are validated one at a time, so a typo under one chain does not break the other.
 const SwapFileSchema = z.object({
-  chains: z.partialRecord(z.enum(['bsc', 'ethereum']), ChainSettingsSchema).optional(),
+  chains: z.partialRecord(z.enum(['bsc', 'ethereum']), z.unknown()).optional(),
 });
 
 export type SourceSettings = z.infer<typeof SourceSettingsSchema>;
@@ -68,13 +69,16 @@ export async function loadChainSettings(file: string, chain: ChainName, env: Nod
     const line = e.linePos?.[0]?.line;
     throw new ApiError('config_missing', `swap.yaml does not parse${line ? ` (line ${line})` : ''}: ${e.message.split('\n')[0]}`);
   }
-  const parsed = SwapFileSchema.safeParse(doc.toJS() ?? {});
+  const file_ = SwapFileSchema.safeParse(doc.toJS() ?? {});
+  if (!file_.success) throw new ApiError('config_missing', `swap.yaml: ${file_.error.issues[0].path.join('.') || 'top level'} ${file_.error.issues[0].message}`);
+  const rawChain = file_.data.chains?.[chain];
+  if (rawChain === undefined || rawChain === null) throw missing(chain);
+  const parsed = ChainSettingsSchema.safeParse(rawChain);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ApiError('config_missing', `swap.yaml: ${issue.path.join('.')} ${issue.message}`);
+    throw new ApiError('config_missing', `swap.yaml: ${['chains', chain, ...issue.path].join('.')} ${issue.message}`);
   }
-  const raw = parsed.data.chains?.[chain];
-  if (!raw) throw missing(chain);
+  const raw = parsed.data;
   const envUrl = env[`${chain.toUpperCase()}_RPC_URL`]?.trim();
   return { ...raw, chain, rpc_url: envUrl || raw.rpc_url };
 }
