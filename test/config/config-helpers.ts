@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { tempDir } from '../helpers/backend-process.js';
+import { rawRequest, tempDir, type BackendProcess } from '../helpers/backend-process.js';
 
 /** A data directory with files written before the backend starts (hand-written fixtures). */
 export function seededDataDir(files: Record<string, string>): string {
@@ -65,4 +65,15 @@ export class EventClient {
   close(): void {
     this.socket.close();
   }
+}
+
+/**
+ * Sends the path exactly as written: fetch's URL parser would turn `%2E%2E` into `..` and
+ * resolve it before the request leaves, so escape attempts never reach the server that way.
+ */
+export async function rawCall(proc: BackendProcess, credential: string, method: string, rawPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${credential}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await rawRequest(proc.port, { method, path: rawPath, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: res.json };
 }
