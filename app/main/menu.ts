@@ -1,0 +1,43 @@
+import { app, Menu, type MenuItemConstructorOptions } from 'electron';
+
+export interface MenuActions {
+  showLogs(): void;
+  restartBackend(): void;
+  openDataFolder(): void;
+  openLogFolder(): void;
+}
+
+export function installMenu(actions: MenuActions): void {
+  const isMac = process.platform === 'darwin';
+  const template: MenuItemConstructorOptions[] = [
+    ...(isMac ? [{ role: 'appMenu' as const }] : []),
+    {
+      label: 'File',
+      submenu: [
+        { label: 'Show Logs', accelerator: 'CmdOrCtrl+L', click: () => actions.showLogs() },
+        { label: 'Restart Backend', click: () => actions.restartBackend() },
+        { type: 'separator' },
+        { label: 'Open Data Folder', click: () => actions.openDataFolder() },
+        { label: 'Open Log Folder', click: () => actions.openLogFolder() },
+        { type: 'separator' },
+        isMac ? { role: 'close' } : { role: 'quit' },
+      ],
+    },
+    { role: 'editMenu' },
+    {
+      label: 'View',
+      submenu: [
+        { role: 'reload' },
+        ...(app.isPackaged ? [] : [{ role: 'toggleDevTools' as const }]),
+        { type: 'separator' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { type: 'separator' },
+        { role: 'togglefullscreen' },
+      ],
+    },
+    { role: 'windowMenu' },
+  ];
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+}

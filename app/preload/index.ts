@@ -1,0 +1,36 @@
+// Sandboxed preload (built as CommonJS): exposes the narrow `window.serviceApp` API, never ipcRenderer.
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { EVENTS, INVOKE, type EventChannel, type EventPayloads, type ServiceAppApi } from '../ipc/contract.js';
+
+function subscribe<E extends EventChannel>(channel: E, listener: (payload: EventPayloads[E]) => void): () => void {
+  const wrapped = (_event: IpcRendererEvent, payload: EventPayloads[E]) => listener(payload);
+  ipcRenderer.on(channel, wrapped);
+  return () => ipcRenderer.removeListener(channel, wrapped);
+}
+
+const api = {
+  backend: {
+    getState: () => ipcRenderer.invoke(INVOKE.backendState),
+    onStateChanged: (listener) => subscribe(EVENTS.backendStateChanged, listener),
+    restart: () => ipcRenderer.invoke(INVOKE.backendRestart),
+  },
+  pairing: {
+    getCode: () => ipcRenderer.invoke(INVOKE.pairingCode),
+    onCodeChanged: (listener) => subscribe(EVENTS.pairingCodeChanged, listener),
+  },
+  logs: {
+    getLines: (since) => ipcRenderer.invoke(INVOKE.backendLogs, since === undefined ? undefined : { since }),
+    onLines: (listener) => subscribe(EVENTS.backendLogLines, listener),
+    onShowLogs: (listener) => subscribe(EVENTS.menuShowLogs, () => listener()),
+  },
+  folders: {
+    open: (folder) => ipcRenderer.invoke(INVOKE.foldersOpen, { folder }),
+  },
+  credential: {
+    store: (credential) => ipcRenderer.invoke(INVOKE.credentialStore, { credential }),
+    read: () => ipcRenderer.invoke(INVOKE.credentialRead),
+    clear: () => ipcRenderer.invoke(INVOKE.credentialClear),
+  },
+} satisfies ServiceAppApi;
+
+contextBridge.exposeInMainWorld('serviceApp', api);
