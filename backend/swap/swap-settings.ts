@@ -69,9 +69,9 @@ export async function loadChainSettings(file: string, chain: ChainName, env: Nod
     const line = e.linePos?.[0]?.line;
     throw new ApiError('config_missing', `swap.yaml does not parse${line ? ` (line ${line})` : ''}: ${e.message.split('\n')[0]}`);
   }
-  const file_ = SwapFileSchema.safeParse(doc.toJS() ?? {});
-  if (!file_.success) throw new ApiError('config_missing', `swap.yaml: ${file_.error.issues[0].path.join('.') || 'top level'} ${file_.error.issues[0].message}`);
-  const rawChain = file_.data.chains?.[chain];
+  const top = SwapFileSchema.safeParse(doc.toJS() ?? {});
+  if (!top.success) throw new ApiError('config_missing', `swap.yaml: ${top.error.issues[0].path.join('.') || 'top level'} ${top.error.issues[0].message}`);
+  const rawChain = top.data.chains?.[chain];
   if (rawChain === undefined || rawChain === null) throw missing(chain);
   const parsed = ChainSettingsSchema.safeParse(rawChain);
   if (!parsed.success) {
