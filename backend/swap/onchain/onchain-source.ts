@@ -1,0 +1,200 @@
+import { getAddress } from 'ethers';
+import { ApiError } from '../../http/errors.js';
+import type { LiquiditySource, SourceRequest } from '../liquidity-source.js';
+import type { FoundRoute, Hop, RoutePath } from '../route-model.js';
+import { isNative, type ChainName } from '../route-request.js';
+import { requireSetting, type ChainSettings } from '../swap-settings.js';
+import { routeGas } from './gas-model.js';
+import { JsonRpcClient, RpcError } from './json-rpc.js';
+import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
+import { PoolReader, type FactoryQuery, type PoolRef, type PoolState } from './pool-reader.js';
+import { optimizeSplit } from './split-optimizer.js';
+import { usdPricer } from './usd-prices.js';
+
+export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
+const MAX_TICK_RELOADS = 12;
+const EXTRA_WORDS = 8;
+
+interface NodeContext {
+  rpc: JsonRpcClient;
+  reader: PoolReader;
+  chainChecked: boolean;
+}
+
+/**
+ * The embedded liquidity source (`liquidity: onchain`): discovers pools through each enabled
+ * source's factory for the direct pair and via the connectors, reads their state at one block,
+ * quotes with exact pool math and splits over paths to maximise output net of gas.
+ */
+export class OnchainSource implements LiquiditySource {
+  readonly name = 'onchain' as const;
+  private readonly nodes = new Map<string, NodeContext>();
+
+  private node(url: string): NodeContext {
+    let ctx = this.nodes.get(url);
+    if (!ctx) {
+      const rpc = new JsonRpcClient(url);
+      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false };
+      this.nodes.set(url, ctx);
+    }
+    return ctx;
+  }
+
+  async findRoute(req: SourceRequest, settings: ChainSettings, signal: AbortSignal): Promise<FoundRoute> {
+    try {
+      return await this.find(req, settings, signal);
+    } catch (err) {
+      if (err instanceof RpcError) throw new ApiError('upstream_error', `on-chain liquidity source: ${err.message}`);
+      throw err;
+    }
+  }
+
+  private async find(req: SourceRequest, settings: ChainSettings, signal: AbortSignal): Promise<FoundRoute> {
+    const url = requireSetting(settings, 'rpc_url');
+    const wrapped = requireSetting(settings, 'wrapped_native').toLowerCase();
+    const ctx = this.node(url);
+    const head = await ctx.rpc.batch<string>(
+      [
+        { method: 'eth_blockNumber', params: [] },
+        { method: 'eth_gasPrice', params: [] },
+        ...(ctx.chainChecked ? [] : [{ method: 'eth_chainId', params: [] }]),
+      ],
+      signal,
+    );
+    if (!ctx.chainChecked) {
+      const id = Number(BigInt(head[2]));
+      if (id !== CHAIN_IDS[req.chain]) {
+        throw new ApiError('upstream_error', `on-chain liquidity source: the RPC node for ${req.chain} reports chain id ${id}, expected ${CHAIN_IDS[req.chain]}`);
+      }
+      ctx.chainChecked = true;
+    }
+    const block = head[0];
+    const gasPrice = req.gasPrice ?? BigInt(head[1]);
+    const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
+    const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
+    if (tokenIn === tokenOut) throw new ApiError('no_route', 'Swapping the native coin for its wrapped token (or back) is a wrap, not a route.');
+    const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
+
+    const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
+    const pairs = new Map<string, [string, string]>();
+    const addPair = (a: string, b: string) => a !== b && pairs.set(pairKey(a, b), [a, b]);
+    for (const s of sequences) for (let i = 0; i + 1 < s.length; i++) addPair(s[i], s[i + 1]);
+    for (const t of [tokenIn, tokenOut, wrapped]) for (const u of usdTokens) addPair(t, u);
+    addPair(tokenIn, wrapped);
+    addPair(wrapped, tokenOut);
+
+    const queries: FactoryQuery[] = [];
+    for (const src of req.sources) {
+      if (!src.factory) throw new ApiError('config_missing', `swap.yaml: chains.${req.chain}.sources.${src.name}.factory is not set`);
+      const fees = src.kind === 'v2' ? [src.fee_bps ?? 30] : src.fee_tiers ?? [];
+      if (src.kind === 'v3' && fees.length === 0) throw new ApiError('config_missing', `swap.yaml: chains.${req.chain}.sources.${src.name}.fee_tiers is not set`);
+      for (const [a, b] of pairs.values()) for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
+    }
+    const refs = await ctx.reader.discover(queries, block, signal);
+    const byPair = new Map<string, PoolRef[]>();
+    for (const r of refs) {
+      const key = pairKey(r.token0, r.token1);
+      byPair.set(key, [...(byPair.get(key) ?? []), r]);
+    }
+    const states = await ctx.reader.readStates(refs, block, signal);
+
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.search(req, { tokenIn, tokenOut, wrapped, gasPrice, block, sequences, byPair, states, usdTokens, ctx, signal });
+      } catch (err) {
+        if (!(err instanceof MissingTickData) || attempt >= MAX_TICK_RELOADS) throw err;
+        await this.loadMoreTicks(ctx, states, err.word, block, signal);
+      }
+    }
+  }
+
+  /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
+  private async loadMoreTicks(ctx: NodeContext, states: Map<string, PoolState>, word: number, block: string, signal: AbortSignal): Promise<void> {
+    const requests = [];
+    for (const [pool, s] of states) {
+      if (s.kind !== 'v3' || s.state.bitmap.has(word)) continue;
+      const known = [...s.state.bitmap.keys()];
+      const dir = word < Math.min(...known) ? -1 : 1;
+      const from = dir < 0 ? Math.min(...known) - 1 : Math.max(...known) + 1;
+      for (let i = 0; i < EXTRA_WORDS; i++) requests.push({ pool, state: s.state, word: from + dir * i });
+    }
+    await ctx.reader.loadWords(requests, block, signal);
+  }
+
+  private async search(
+    req: SourceRequest,
+    c: {
+      tokenIn: string; tokenOut: string; wrapped: string; gasPrice: bigint; block: string; sequences: string[][];
+      byPair: Map<string, PoolRef[]>; states: Map<string, PoolState>; usdTokens: string[]; ctx: NodeContext; signal: AbortSignal;
+    },
+  ): Promise<FoundRoute> {
+    const candidates = buildCandidates(c.sequences, c.byPair, c.states, req.amountIn);
+    if (candidates.length === 0) throw new ApiError('no_route', 'No supported pool connects these tokens (directly or via the configured connectors).');
+    const nativeIn = isNative(req.tokenIn);
+    const nativeOut = isNative(req.tokenOut);
+    // Gas in output-token units: the native coin's rate through the best wrapped→output pool.
+    const nativeToOut = this.rate(c.wrapped, c.tokenOut, c.byPair, c.states);
+    const gasOf = (p: CandidatePath) => routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false) - routeGas([], false, false);
+    const split = optimizeSplit(
+      candidates.map((p) => ({
+        quote: (amount: bigint) => pathOutput(p, c.states, amount),
+        gasCost: nativeToOut ? (BigInt(gasOf(p)) * c.gasPrice * nativeToOut.num) / nativeToOut.den : 0n,
+        pools: p.pools.map((pool) => pool.address),
+      })),
+      req.amountIn,
+    );
+    if (!split) throw new ApiError('no_route', 'The pools connecting these tokens cannot take this amount.');
+
+    const paths: RoutePath[] = [];
+    const gasShapes = [];
+    for (const a of split.allocations) {
+      const cand = candidates[a.index];
+      const quotes = quotePath(cand, c.states, a.amountIn);
+      let amount = a.amountIn;
+      const hops: Hop[] = cand.pools.map((pool, i) => {
+        const hop: Hop = {
+          source: pool.source,
+          kind: pool.kind,
+          pool: getAddress(pool.address),
+          tokenIn: getAddress(cand.tokens[i]),
+          tokenOut: getAddress(cand.tokens[i + 1]),
+          amountIn: amount,
+          amountOut: quotes[i].amountOut,
+          fee: pool.kind === 'v2' ? pool.fee * 100 : pool.fee,
+        };
+        amount = quotes[i].amountOut;
+        return hop;
+      });
+      paths.push({ amountIn: a.amountIn, amountOut: amount, hops });
+      gasShapes.push({ hops: cand.pools.map((pool, i) => ({ kind: pool.kind, ticksCrossed: quotes[i].ticksCrossed })) });
+    }
+    const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
+    const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut));
+    const usd = await usdPricer({ reader: c.ctx.reader, block: c.block, signal: c.signal, wrapped: c.wrapped, usdTokens: c.usdTokens, tokens: [c.tokenIn, c.tokenOut], byPair: c.byPair, states: c.states });
+    const gasUsd = usd.value(c.wrapped, gas * c.gasPrice);
+    return {
+      route: { tokenIn: req.tokenIn, tokenOut: req.tokenOut, amountIn: req.amountIn, amountOut, paths },
+      meta: {
+        source: 'onchain',
+        blockNumber: Number(BigInt(c.block)),
+        gas,
+        gasPrice: c.gasPrice,
+        gasUsd,
+        amountInUsd: usd.value(c.tokenIn, req.amountIn),
+        amountOutUsd: usd.value(c.tokenOut, amountOut),
+      },
+    };
+  }
+
+  /** Output per unit of input through the best direct pool, for small amounts; 1:1 for the same token. */
+  private rate(from: string, to: string, byPair: Map<string, PoolRef[]>, states: Map<string, PoolState>): { num: bigint; den: bigint } | undefined {
+    if (from === to) return { num: 1n, den: 1n };
+    const probe = 10n ** 15n;
+    let best = 0n;
+    for (const pool of byPair.get(pairKey(from, to)) ?? []) {
+      const out = pathOutput({ tokens: [from, to], pools: [pool] }, states, probe);
+      if (out > best) best = out;
+    }
+    return best > 0n ? { num: best, den: probe } : undefined;
+  }
+}
