@@ -40,9 +40,11 @@ export function profileRoutes(stores: ManagedStores, ws: WsHub): Router {
     return result;
   };
   router.get('/api/profiles', async (_req, res) => {
+    await stores.config.refresh(); // the effective default model may have been edited by hand
     res.json({ profiles: await stores.profiles.list() });
   });
   router.get('/api/profiles/:id', async (req, res) => {
+    await stores.config.refresh();
     const profile = await stores.profiles.get(checkProfileId(req.params.id));
     if (!profile) throw new ApiError('not_found', `No profile with id ${req.params.id}.`);
     res.json(profile);
