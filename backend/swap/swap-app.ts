@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.js';
 import type { DataPaths } from '../data/data-dir.js';
 import { AggregatorSource } from './aggregator/aggregator-source.js';
 import type { SourceRegistry } from './liquidity-source.js';
+import { OnchainSource } from './onchain/onchain-source.js';
 import { routeBuildRoutes } from './route-routes.js';
 
 export interface SwapAppOptions {
@@ -14,7 +15,7 @@ export interface SwapAppOptions {
   env: NodeJS.ProcessEnv;
   policy: OriginPolicy;
   release: boolean;
-  /** Liquidity sources by `liquidity:` name; the on-chain source registers here when it exists. */
+  /** Liquidity sources by `liquidity:` name (default: the aggregator client and the on-chain source). */
   registry?: SourceRegistry;
 }
 
@@ -33,7 +34,7 @@ export function createSwapApp(options: SwapAppOptions): Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  const registry: SourceRegistry = options.registry ?? { aggregator: new AggregatorSource() };
+  const registry: SourceRegistry = options.registry ?? { aggregator: new AggregatorSource(), onchain: new OnchainSource() };
   app.use(routeBuildRoutes({ swapConfig: options.paths.swapConfig, env: options.env, registry }));
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => options.logger.error(`error: swap: ${(err as Error)?.stack ?? String(err)}`)));

@@ -173,11 +173,11 @@ test('an empty route is 400 no_route', async () => {
   assert.equal(res.body.error.code, 'no_route');
 });
 
-test('liquidity: onchain answers a clear 500 instead of a route', async () => {
+test('liquidity: onchain without an rpc_url answers 500 config_missing naming it', async () => {
   const res = await build({ chain: 'ethereum', tokenIn: USDT, tokenOut: USDC, amountIn: '100' });
   assert.equal(res.status, 500);
-  assert.equal(res.body.error.code, 'upstream_error');
-  assert.match(res.body.error.message, /chains\.ethereum\.liquidity is 'onchain'.*not available/);
+  assert.equal(res.body.error.code, 'config_missing');
+  assert.match(res.body.error.message, /chains\.ethereum\.rpc_url is not set/);
 });
 
 test('a missing setting is 500 config_missing naming it; edits apply without a restart', async () => {
