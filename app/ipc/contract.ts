@@ -33,21 +33,25 @@ export const EVENTS = {
 export type InvokeChannel = (typeof INVOKE)[keyof typeof INVOKE];
 export type EventChannel = (typeof EVENTS)[keyof typeof EVENTS];
 
-const noPayload = z.undefined({ error: 'takes no payload' });
-
-/** Payload schemas, one per request channel: main validates every payload before use. */
-export const REQUEST_SCHEMAS = {
-  'backend:state': noPayload,
-  'backend:restart': noPayload,
-  'backend:logs': z.strictObject({ since: z.int().min(0, 'must be an integer >= 0').optional() }).optional(),
-  'pairing:code': noPayload,
-  'folders:open': z.strictObject({ folder: z.enum(['data', 'logs'], 'must be "data" or "logs"') }),
-  'credential:store': z.strictObject({
-    credential: z.string().regex(/^svc_[A-Za-z0-9_-]{43}$/, 'must be a service credential (svc_ and 43 base64url characters)'),
-  }),
-  'credential:read': noPayload,
-  'credential:clear': noPayload,
-} satisfies Record<InvokeChannel, z.ZodType>;
+/**
+ * Payload schemas, one per request channel: main validates every payload before use. Built in a
+ * pure IIFE so the preload bundle, which needs only the channel names, drops zod entirely.
+ */
+export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
+  const noPayload = z.undefined({ error: 'takes no payload' });
+  return {
+    'backend:state': noPayload,
+    'backend:restart': noPayload,
+    'backend:logs': z.strictObject({ since: z.int().min(0, 'must be an integer >= 0').optional() }).optional(),
+    'pairing:code': noPayload,
+    'folders:open': z.strictObject({ folder: z.enum(['data', 'logs'], 'must be "data" or "logs"') }),
+    'credential:store': z.strictObject({
+      credential: z.string().regex(/^svc_[A-Za-z0-9_-]{43}$/, 'must be a service credential (svc_ and 43 base64url characters)'),
+    }),
+    'credential:read': noPayload,
+    'credential:clear': noPayload,
+  } satisfies Record<InvokeChannel, z.ZodType>;
+})();
 
 export type RequestPayload<C extends InvokeChannel> = z.infer<(typeof REQUEST_SCHEMAS)[C]>;
 
