@@ -30,7 +30,9 @@ export class LogFileMirror {
   private readonly recent: (LogLine | undefined)[];
   private seen = 0;
   private pending: LogLine[] = [];
-  /** Lines the file holds once every queued write is done (tracked when queued, not when written). */
+  /** Lines were dropped from `pending` in a burst; the next drain rewrites from `recent`. */
+  private overflowed = false;
+  private drainQueued = false;
   private linesInFile = 0;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void>;
@@ -60,7 +62,15 @@ export class LogFileMirror {
     if (this.closed) return;
     this.recent[this.seen % this.capacity] = entry;
     this.seen += 1;
+    if (this.overflowed) return;
     this.pending.push(entry);
+    // A burst larger than the file itself: forget the batch, the next drain rewrites from `recent`.
+    if (this.pending.length >= this.capacity + this.slack) {
+      this.pending = [];
+      this.overflowed = true;
+      void this.flush();
+      return;
+    }
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.flushDelayMs);
       this.timer.unref();
@@ -71,15 +81,10 @@ export class LogFileMirror {
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length > 0) {
-      const compact = this.linesInFile + batch.length >= this.capacity + this.slack;
-      if (compact) this.rewrite();
-      else {
-        this.linesInFile += batch.length;
-        this.enqueue(() => this.appendBatch(batch));
-      }
+    // One queued drain at a time; it takes whatever is pending when it runs.
+    if (!this.drainQueued && (this.pending.length > 0 || this.overflowed)) {
+      this.drainQueued = true;
+      this.enqueue(() => this.drain());
     }
     return this.chain;
   }
@@ -88,9 +93,38 @@ export class LogFileMirror {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
-    await this.chain;
-    if (this.linesInFile > this.capacity) this.rewrite();
-    await this.chain;
+    if (this.linesInFile > this.capacity) {
+      this.enqueue(() => this.rewrite());
+      await this.chain;
+    }
+  }
+
+  private async drain(): Promise<void> {
+    this.drainQueued = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (this.overflowed || this.linesInFile + batch.length >= this.capacity + this.slack) {
+      this.overflowed = false;
+      return this.rewrite();
+    }
+    let text = '';
+    for (const entry of batch) text += formatLogLine(entry);
+    this.linesInFile += batch.length;
+    await fs.appendFile(this.file, text);
+  }
+
+  /** Replaces the file (temp + rename) with the newest `capacity` lines; runs inside the chain. */
+  private async rewrite(): Promise<void> {
+    const count = Math.min(this.seen, this.capacity);
+    let text = '';
+    for (let seq = this.seen - count; seq < this.seen; seq++) text += formatLogLine(this.recent[seq % this.capacity]!);
+    // Synchronous up to here: every pending line is in the snapshot; later appends start a new batch.
+    this.pending = [];
+    this.overflowed = false;
+    this.linesInFile = count;
+    const temp = path.join(path.dirname(this.file), `.tmp-${path.basename(this.file)}`);
+    await fs.writeFile(temp, text, { mode: 0o600 });
+    await fs.rename(temp, this.file);
   }
 
   private enqueue(step: () => Promise<void>): void {
@@ -105,24 +139,5 @@ export class LogFileMirror {
       if (err.code !== 'ENOENT') throw err;
     });
     await fs.writeFile(this.file, '', { mode: 0o600 });
-  }
-
-  private async appendBatch(batch: LogLine[]): Promise<void> {
-    let text = '';
-    for (const entry of batch) text += formatLogLine(entry);
-    await fs.appendFile(this.file, text);
-  }
-
-  /** Snapshots the newest lines now (later appends must not land twice) and queues the rewrite. */
-  private rewrite(): void {
-    const count = Math.min(this.seen, this.capacity);
-    let text = '';
-    for (let seq = this.seen - count; seq < this.seen; seq++) text += formatLogLine(this.recent[seq % this.capacity]!);
-    const temp = path.join(path.dirname(this.file), `.tmp-${path.basename(this.file)}`);
-    this.linesInFile = count;
-    this.enqueue(async () => {
-      await fs.writeFile(temp, text, { mode: 0o600 });
-      await fs.rename(temp, this.file);
-    });
   }
 }

@@ -37,6 +37,18 @@ describe('log file mirror', () => {
     assert.equal(mirror.lastError, undefined);
   });
 
+  it('keeps exactly the newest lines, once each, after a burst larger than the file', async () => {
+    const file = path.join(dir, 'burst.log');
+    const mirror = new LogFileMirror(file, { flushDelayMs: 1 });
+    const log = new LogBuffer({ mirror });
+    for (let i = 1; i <= 10_000; i++) log.write('stdout', `line ${i}\n`);
+    await mirror.flush();
+    for (let i = 10_001; i <= 10_300; i++) log.write('stdout', `line ${i}\n`);
+    await log.close();
+    const numbers = fileLines(file).map((l) => Number(/line (\d+)$/.exec(l)![1]));
+    assert.deepEqual(numbers, Array.from({ length: 2000 }, (_, i) => 8301 + i));
+  });
+
   it("keeps the previous session's file aside instead of appending to it", async () => {
     const file = path.join(dir, 'again.log');
     writeFileSync(file, 'old session\n');
