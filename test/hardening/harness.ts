@@ -1,0 +1,126 @@
+import http from 'node:http';
+import type { BackendProcess } from '../helpers/backend-process.js';
+
+/** The swap listener's port, from the documented `swap builder listening on …` line. */
+export async function swapListener(proc: BackendProcess): Promise<{ url: string; port: number }> {
+  const m = await proc.waitForLine(/^swap builder listening on (http:\/\/127\.0\.0\.1:(\d+))$/);
+  return { url: m[1], port: Number(m[2]) };
+}
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+export interface SendOptions {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Address to connect to (default 127.0.0.1); `::ffff:127.0.0.1` and `::1` work too. */
+  connect?: string;
+  /** Source address of the connection (e.g. 127.0.0.2: every 127/8 address is local on Linux). */
+  localAddress?: string;
+  agent?: http.Agent;
+  timeoutMs?: number;
+}
+
+/**
+ * One raw HTTP request over node:http (keep-alive through `agent`), with any Host, Origin,
+ * body bytes or source address a hostile client could choose. Rejects on a hang.
+ */
+export function send(port: number, options: SendOptions = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...(options.headers ?? {}) };
+    const setHost = !Object.keys(headers).some((h) => h.toLowerCase() === 'host');
+    if (setHost) headers.host = `127.0.0.1:${port}`;
+    if (options.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+      headers['content-length'] = String(Buffer.byteLength(options.body));
+    }
+    const req = http.request(
+      {
+        host: options.connect ?? '127.0.0.1',
+        family: options.connect?.includes(':') ? 6 : undefined,
+        localAddress: options.localAddress,
+        port,
+        method: options.method ?? 'GET',
+        path: options.path ?? '/',
+        headers,
+        setHost: false,
+        agent: options.agent ?? false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`no answer within ${options.timeoutMs ?? 10_000} ms: ${options.method ?? 'GET'} ${options.path}`));
+    }, options.timeoutMs ?? 10_000);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+export function jsonPost(port: number, path: string, body: unknown, extra: SendOptions = {}): Promise<Reply> {
+  return send(port, {
+    ...extra,
+    method: extra.method ?? 'POST',
+    path,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(extra.headers ?? {}) },
+  });
+}
+
+/** True when `json` is the documented error envelope `{"error":{"code","message","field"?}}`. */
+export function isEnvelope(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null) return false;
+  const keys = Object.keys(json);
+  const error = (json as { error?: unknown }).error as Record<string, unknown> | undefined;
+  if (keys.length !== 1 || typeof error !== 'object' || error === null) return false;
+  const extra = Object.keys(error).filter((k) => k !== 'code' && k !== 'message' && k !== 'field');
+  return (
+    extra.length === 0 &&
+    typeof error.code === 'string' &&
+    /^[a-z][a-z0-9_]*$/.test(error.code) &&
+    typeof error.message === 'string' &&
+    error.message.length > 0 &&
+    (error.field === undefined || typeof error.field === 'string')
+  );
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export function keepAliveAgent(maxSockets = 16): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets });
+}
