@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { LogBuffer } from '../../app/logs/log-buffer.js';
 import type { BackendState } from '../../app/supervisor/backend-state.js';
@@ -135,6 +136,24 @@ describe('backend supervisor (real backend)', () => {
       [20, 40],
       'backoff doubles',
     );
+    // Once the cause is fixed, "Restart backend" brings it back from the failed state.
+    rmSync(notADir);
+    await sup.restart();
+    assert.equal((await api((await ready(sup)).url, 'GET', '/health')).status, 200);
+  });
+
+  it('reports a start that never becomes ready, with the last lines, and kills it', async () => {
+    const silent = fileURLToPath(new URL('./fixtures/silent-backend.js', import.meta.url));
+    const { sup, states } = supervise({ entry: silent, timing: { ...FAST, readyTimeoutMs: 500, maxFailures: 1 } });
+    sup.start();
+    const state = await sup.waitFor((s) => s.status === 'failed', 10_000);
+    if (state.status !== 'failed') return;
+    assert.equal(state.reason, 'the backend was not ready within 500 ms (no "listening on" line)');
+    assert.equal(state.exitCode, null);
+    assert.deepEqual(state.lastLines, ['loading something slow']);
+    const started = states.find((s) => s.status === 'starting');
+    assert.ok(started);
+    assert.equal(sup.pid === undefined || !alive(sup.pid), true, 'the hung process was stopped');
   });
 
   it('stops cleanly with no process left', async () => {
