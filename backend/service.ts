@@ -14,7 +14,7 @@ import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
 import { errorMiddleware, notFoundHandler } from './http/errors.js';
-import { DESKTOP_RENDERER_ORIGIN, hostOriginGuard, isLoopbackAddress, requireJsonBody, type OriginPolicy } from './http/guards.js';
+import { DESKTOP_RENDERER_ORIGIN, hostOriginGuard, isLoopbackAddress, limitJsonDepth, requireJsonBody, type OriginPolicy } from './http/guards.js';
 import { accessLog, isReleaseMode } from './log/access-log.js';
 import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
@@ -119,6 +119,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(publicSystemRoutes());
   app.use(pairingRoutes(pairing));
   app.use(express.json({ limit: '1mb' }));
+  app.use(limitJsonDepth);
   // The built renderer: public like /health (the page holds no secret until the user pairs).
   const uiDir = env.SERVICE_UI_DIR || fileURLToPath(new URL('../renderer/', import.meta.url));
   const serveUi = express.static(uiDir, { index: 'index.html' });

@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
+import { limitJsonDepth } from '../http/guards.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 
 export const ClaimSchema = z.object({
@@ -15,7 +16,7 @@ export function pairingRoutes(pairing: PairingService): Router {
   router.get('/api/pairing/status', (_req, res) => {
     res.json(pairing.status());
   });
-  router.post('/api/pairing/claim', express.json({ limit: '4kb' }), async (req, res) => {
+  router.post('/api/pairing/claim', express.json({ limit: '4kb' }), limitJsonDepth, async (req, res) => {
     // Spec: once paired, any claim is a 409, whatever it carries.
     if (pairing.isPaired()) throw new ApiError('already_paired');
     const body: unknown = req.body ?? {};

@@ -99,6 +99,29 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
   return length !== undefined && length !== '0';
 }
 
+/** Deeper than any document the API takes; far below what recursive serializers survive. */
+export const MAX_JSON_DEPTH = 64;
+
+function tooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > MAX_JSON_DEPTH) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * After the JSON parser: a body nested thousands of levels deep parses fine but overflows the
+ * stack of the YAML and JSON writers later (a 500), so it is refused up front.
+ */
+export const limitJsonDepth: RequestHandler = (req, _res, next) => {
+  if (tooDeep(req.body)) return next(new ApiError('bad_request', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`));
+  next();
+};
+
 /**
  * Bodies must be JSON. A cross-site "simple" request (text/plain, form-encoded) cannot set
  * application/json without a preflight, so refusing everything else stops blind CSRF.

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { errorMiddleware, notFoundHandler } from '../http/errors.js';
-import { hostOriginGuard, requireJsonBody, type OriginPolicy } from '../http/guards.js';
+import { hostOriginGuard, limitJsonDepth, requireJsonBody, type OriginPolicy } from '../http/guards.js';
 import { accessLog } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import type { DataPaths } from '../data/data-dir.js';
@@ -31,6 +31,7 @@ export function createSwapApp(options: SwapAppOptions): Express {
   app.use(hostOriginGuard(options.policy));
   app.use(requireJsonBody);
   app.use(express.json({ limit: '1mb' }));
+  app.use(limitJsonDepth);
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });

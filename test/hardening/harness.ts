@@ -36,7 +36,8 @@ export function send(port: number, options: SendOptions = {}): Promise<Reply> {
     const headers = { ...(options.headers ?? {}) };
     const setHost = !Object.keys(headers).some((h) => h.toLowerCase() === 'host');
     if (setHost) headers.host = `127.0.0.1:${port}`;
-    if (options.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+    const framed = Object.keys(headers).some((h) => ['content-length', 'transfer-encoding'].includes(h.toLowerCase()));
+    if (options.body !== undefined && !framed) {
       headers['content-length'] = String(Buffer.byteLength(options.body));
     }
     const req = http.request(
