@@ -74,6 +74,8 @@ function fromParserError(err: unknown): ApiError | undefined {
 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // The router decodes path parameters: `%`, `%ZZ` or a torn UTF-8 sequence is the client's fault.
+  if (err instanceof URIError) return new ApiError('bad_request', 'The URL contains invalid percent-encoding.');
   return fromParserError(err) ?? new ApiError('internal_error');
 }
 

@@ -85,6 +85,14 @@ describe('targeted bad input', () => {
     assert.equal((await send(proc.port, { path: '/health' })).status, 200);
   });
 
+  it('answers malformed percent-encoding in path parameters with a 400, not a 500', async () => {
+    for (const [method, p] of [['GET', '/api/skills/%E0%A4%A'], ['GET', '/api/profiles/%'], ['DELETE', '/api/workspaces/%ZZ'], ['PUT', '/api/config/providers/%C3'], ['GET', '/api/workspaces/%ff/mcp']]) {
+      const r = await send(proc.port, { method, path: p, headers: { ...auth(), 'content-type': 'application/json' }, body: '{}' });
+      expect4xx(r, 400, 'bad_request', `${method} ${p}`);
+    }
+    assert.ok(!proc.lines.some((l) => /URIError/.test(l.line)), 'not logged as an internal error');
+  });
+
   it('stores invalid UTF-8 and lone surrogates as valid UTF-8 (U+FFFD), never a file that fails to parse', async () => {
     const content = Buffer.concat([Buffer.from('{"content":"---\\nname: bytes\\ndescription: d\\n---\\nbad: '), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(' \\ud800 end"}')]);
     const r = await send(proc.port, { method: 'PUT', path: '/api/skills/bytes', headers: { ...auth(), 'content-type': 'application/json' }, body: content });
