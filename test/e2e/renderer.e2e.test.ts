@@ -31,7 +31,7 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     swapUrl = (await proc.waitForLine(/^swap builder listening on (http:\/\/\S+)$/))[1];
     await proc.waitForLine(/^pairing code: \d{6}/);
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1360, height: 860 }, locale: 'en-US' });
+    page = await browser.newPage({ viewport: { width: 1360, height: 1000 }, locale: 'en-US' });
     errors = watchErrors(page);
   });
 
@@ -209,6 +209,8 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
   it('returns to pairing when the backend stops accepting the credential', async () => {
     await page.getByRole('link', { name: 'Connection' }).click();
     await page.getByText(/\(API 1, Node/).waitFor();
+    const nodeId = (JSON.parse(file('selfhost/pairing.json')) as { node_id: string }).node_id;
+    await page.getByText(nodeId, { exact: true }).waitFor();
     await screenshot(page, '09-connection');
     const credential = (await page.evaluate(`localStorage.getItem('service.credential:${proc.url}')`)) as string;
     assert.match(credential, /^svc_/);

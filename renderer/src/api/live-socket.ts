@@ -27,6 +27,8 @@ export class LiveSocket {
   private readonly stateListeners = new Set<(s: SocketState) => void>();
   private topics = new Set<string>();
   state: SocketState = { kind: 'connecting' };
+  /** The last `hello` (node id and version), kept for views that mount later. */
+  hello: Extract<LiveMessage, { type: 'hello' }> | null = null;
 
   constructor(
     private readonly baseUrl: string,
@@ -104,6 +106,7 @@ export class LiveSocket {
       } catch {
         return;
       }
+      if (message.type === 'hello') this.hello = message;
       for (const l of this.messageListeners) l(message);
     };
     socket.onclose = () => {

@@ -7,9 +7,9 @@ import { LiveIndicator } from './live-indicator';
 
 export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
   const t = useT();
-  const { api, endSession, replaceCredential } = useSession();
+  const { api, socket, endSession, replaceCredential } = useSession();
   const [version, setVersion] = useState<{ version: string; api: number; node: string } | null>(null);
-  const [nodeId, setNodeId] = useState<string | null>(null);
+  const [nodeId, setNodeId] = useState<string | null>(socket.hello?.node_id ?? null);
   const [error, setError] = useState<unknown>();
   const [rotated, setRotated] = useState(false);
   const [resetting, setResetting] = useState(false);
