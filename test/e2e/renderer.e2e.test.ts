@@ -154,6 +154,37 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await screenshot(page, '05-workspaces');
   });
 
+  it('adds a global tool server (URL error at its field first) and a skill', async () => {
+    await page.getByRole('link', { name: 'Tool servers' }).click();
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add tool server' });
+    await dialog.getByLabel('Server name').fill('search');
+    await dialog.getByLabel('Transport').selectOption('http');
+    await dialog.getByLabel('Server URL').fill('ftp://example.com/mcp');
+    const rejected = apiCall(page, 'PUT', '/api/mcp/global');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    assert.equal((await rejected).status(), 400);
+    await dialog.locator('.field').filter({ has: page.getByLabel('Server URL') }).getByRole('alert').filter({ hasText: 'http(s)' }).waitFor();
+    await dialog.getByLabel('Server URL').fill('https://example.com/mcp');
+    const saved = apiCall(page, 'PUT', '/api/mcp/global');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    assert.equal((await saved).status(), 200);
+    await page.getByRole('row').filter({ hasText: 'https://example.com/mcp' }).waitFor();
+    assert.deepEqual(JSON.parse(file('global_mcp_servers.json')).mcpServers.search, { type: 'http', url: 'https://example.com/mcp' });
+    await screenshot(page, '10-tool-servers');
+
+    await page.getByRole('link', { name: 'Skills' }).click();
+    await page.getByRole('button', { name: 'New skill' }).click();
+    const skill = page.getByRole('dialog', { name: 'New skill' });
+    await skill.getByLabel('Skill name').fill('summarize');
+    const put = apiCall(page, 'PUT', '/api/skills/summarize');
+    await skill.getByRole('button', { name: 'Save' }).click();
+    assert.ok([200, 201].includes((await put).status()));
+    await page.getByRole('row').filter({ hasText: 'What this skill does' }).waitFor();
+    assert.match(file('skills/summarize/SKILL.md'), /^---\nname: summarize\n/);
+    await screenshot(page, '11-skills');
+  });
+
   it('deletes a provider after confirmation and config.yaml loses it', async () => {
     await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('button', { name: 'Delete Local Llama' }).click();

@@ -100,7 +100,17 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
       <form onSubmit={submit} noValidate>
         <div className="dialog-body">
           <Field label={t('skills.name')} error={errors.fieldError('name')} hint={t('skills.nameRule')}>
-            <input value={name} disabled={props.name !== null} onChange={(e) => setName(e.target.value)} autoFocus={props.name === null} spellCheck={false} />
+            <input
+              value={name}
+              disabled={props.name !== null}
+              onChange={(e) => {
+                // An untouched template follows the name (the front matter must match the folder).
+                if (content === template(name)) setContent(template(e.target.value));
+                setName(e.target.value);
+              }}
+              autoFocus={props.name === null}
+              spellCheck={false}
+            />
           </Field>
           <Field label={t('skills.content')} error={errors.fieldError('content')} hint={t('skills.contentHint')}>
             <textarea className="code-area" rows={16} value={content} disabled={!loaded} onChange={(e) => setContent(e.target.value)} spellCheck={false} />
