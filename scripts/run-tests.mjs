@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// `npm test` after the build: every test file under dist/test, the browser tests against the
+// renderer bundle this build just produced (so they test what ships, not a stale copy).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const args = process.argv.slice(2);
+const targets = args.length > 0 ? args : [path.join('dist', 'test')];
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...targets], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, SERVICE_UI_DIR: process.env.SERVICE_UI_DIR ?? path.join(root, 'dist', 'renderer') },
+});
+process.exit(result.status ?? 1);
