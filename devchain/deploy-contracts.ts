@@ -27,6 +27,8 @@ export interface DevchainAddresses {
   tokenApproveProxy: string;
   wrappedNative: string;
   liquidityHelper: string;
+  /** eth_call helper returning what a V3 swap would pay (see contracts/v3-quote-probe.sol). */
+  v3QuoteProbe: string;
   sources: Record<SourceName, SourceContracts>;
 }
 
@@ -74,6 +76,7 @@ export function queueContracts(
   const router = tx.deploy('DexRouter', c('DexRouter'), [wrappedNative, tokenApproveProxy]);
   tx.call('TokenApproveProxy.addProxy', tokenApproveProxy, c('TokenApproveProxy').abi as InterfaceAbi, 'addProxy', [router]);
   const liquidityHelper = tx.deploy('V3LiquidityHelper', c('V3LiquidityHelper'));
+  const v3QuoteProbe = tx.deploy('V3QuoteProbe', c('V3QuoteProbe'));
 
   const v2 = (name: string): SourceContracts => ({
     kind: 'v2',
@@ -96,7 +99,7 @@ export function queueContracts(
     'swapb-v3': v3('swapb-v3'),
   };
   return {
-    addresses: { router, tokenApprove, tokenApproveProxy, wrappedNative, liquidityHelper, sources },
+    addresses: { router, tokenApprove, tokenApproveProxy, wrappedNative, liquidityHelper, v3QuoteProbe, sources },
     tokens,
   };
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { JsonRpcProvider, type InterfaceAbi } from 'ethers';
+import { JsonRpcProvider, type InterfaceAbi, type TransactionReceipt } from 'ethers';
 import { writeFileAtomic } from '../backend/data/atomic-write.js';
 import { startAnvil } from './anvil.js';
 import { compileContracts, type CompiledContracts } from './compile-contracts.js';
@@ -39,6 +39,11 @@ export interface Devchain {
   compiled: CompiledContracts;
   uniswap: UniswapArtifacts;
   token(symbol: string): DevchainToken;
+  /**
+   * The receipt of a sent transaction. Use instead of tx.wait(): ethers' block poller
+   * ignores block numbers it has seen, so it stalls after evm_revert rewinds the chain.
+   */
+  mined(hash: string): Promise<TransactionReceipt>;
   snapshot(): Promise<string>;
   revert(id: string): Promise<void>;
   stop(): Promise<void>;
@@ -53,6 +58,8 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     staticNetwork: true,
     batchMaxCount: 50,
     batchStallTime: 0,
+    // Balances are read right after each swap: a cached answer would be stale.
+    cacheTimeout: -1,
   });
   try {
     await provider.send('anvil_setBalance', [ANVIL_ACCOUNTS[0].address, '0x' + (10n ** 24n).toString(16)]);
@@ -94,6 +101,16 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
         const t = tokens.find((x) => x.symbol === symbol);
         if (!t) throw new Error(`devchain has no token ${symbol}`);
         return t;
+      },
+      async mined(hash) {
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const receipt = await provider.getTransactionReceipt(hash);
+          if (receipt) return receipt;
+          // anvil answers before its automine task seals the block: a few ms.
+          if (Date.now() > deadline) throw new Error(`transaction ${hash} was not mined`);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
       },
       snapshot: () => provider.send('evm_snapshot', []) as Promise<string>,
       async revert(id) {
