@@ -17,6 +17,8 @@ export interface AnvilOptions {
   port?: number;
 }
 
+const WATCHDOG = '"$@" </dev/null & p=$!; trap \'kill $p 2>/dev/null\' TERM INT HUP; read _; kill $p 2>/dev/null; wait $p';
+
 const ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64' };
 
 /** The anvil binary shipped by the platform package that @foundry-rs/anvil depends on. */
@@ -48,7 +50,12 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
   ];
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // On POSIX a shell watches our stdin pipe: when this process dies in any way (even
+  // SIGKILL) the pipe closes and the shell kills anvil, so no node outlives its parent.
+  const child =
+    process.platform === 'win32'
+      ? spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+      : spawn('/bin/sh', ['-c', WATCHDOG, 'sh', anvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const killOnExit = (): void => {
     child.kill('SIGKILL');
   };
@@ -66,7 +73,10 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode>
       chainId,
       async stop() {
         process.removeListener('exit', killOnExit);
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        if (child.exitCode === null && child.signalCode === null) {
+          if (child.stdin) child.stdin.end();
+          else child.kill('SIGTERM');
+        }
         await exited;
       },
     };

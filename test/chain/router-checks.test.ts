@@ -99,6 +99,11 @@ describe('DexRouter ABI and checks', () => {
       proxy.getFunction('claimTokens').staticCall(usdt, chain.user.address, chain.deployer, 1n),
       'TokenApproveProxy: access restricted',
     );
+    const approve = new Contract(chain.addresses.tokenApprove, chain.compiled.TokenApprove!.abi as InterfaceAbi, user);
+    await rejectsWith(
+      approve.getFunction('claimTokens').staticCall(usdt, chain.user.address, chain.deployer, 1n),
+      'TokenApprove: access restricted',
+    );
   });
 
   it('V3 adapter callback refuses callers that are not pools of its factory', async () => {
