@@ -2,12 +2,23 @@
 // `npm test` after the build: every test file under dist/test, the browser tests against the
 // renderer bundle this build just produced (so they test what ships, not a stale copy).
 import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const args = process.argv.slice(2);
-const targets = args.length > 0 ? args : [path.join('dist', 'test')];
+
+/** `*.test.js` files only: node 20 would otherwise also run every helper and fixture under a test/ folder. */
+function testFiles(target) {
+  if (statSync(target).isFile()) return [target];
+  return readdirSync(target, { recursive: true })
+    .filter((f) => f.endsWith('.test.js'))
+    .map((f) => path.join(target, f))
+    .sort();
+}
+
+const targets = (args.length > 0 ? args : [path.join('dist', 'test')]).flatMap((t) => testFiles(path.resolve(root, t)));
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...targets], {
   cwd: root,
   stdio: 'inherit',
