@@ -76,6 +76,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     }
     await tx.confirm();
     await verifyPools(provider, uniswap, pools);
+    await ageV2Pairs(provider, tx, pools);
     const swapYaml = buildSwapYaml(node.rpcUrl, addresses, tokens);
     let swapYamlPath: string | undefined;
     if (options.dataDir) {
@@ -127,6 +128,18 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     await node.stop();
     throw err;
   }
+}
+
+/**
+ * Real pairs have traded before: their price accumulators are non-zero, so a swap rewrites them
+ * instead of setting them from zero (which costs ~40k more gas). A sync() after time passes
+ * gives the fresh pairs that history, so gas measured here matches what users would see.
+ */
+async function ageV2Pairs(provider: JsonRpcProvider, tx: TxSender, pools: DevchainPool[]): Promise<void> {
+  await provider.send('evm_increaseTime', [60]);
+  await provider.send('evm_mine', []);
+  for (const p of pools.filter((x) => x.kind === 'v2')) tx.call(`sync ${p.address}`, p.address, ['function sync()'], 'sync', [], 100_000n);
+  await tx.confirm();
 }
 
 /** The CREATE2-derived addresses must be what the factories actually created. */

@@ -65,6 +65,9 @@ export class BackendProcess {
       const m = await proc.waitForLine(/^listening on (http:\/\/[^\s]+:(\d+))$/, options.timeoutMs ?? 10_000);
       proc.url = m[1].replace('[::1]', 'localhost');
       proc.port = Number(m[2]);
+      if (!args.some((a, i) => a === 'off' && /swap-port$/.test(args[i - 1] ?? '')) && !args.some((a) => /swap-port=off$/.test(a))) {
+        proc.swapUrl = (await proc.waitForLine(/^swap builder listening on (http:\/\/127\.0\.0\.1:\d+)$/, options.timeoutMs ?? 10_000))[1];
+      }
     }
     return proc;
   }

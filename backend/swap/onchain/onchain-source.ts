@@ -5,9 +5,9 @@ import type { FoundRoute, Hop, RoutePath } from '../route-model.js';
 import { isNative, type ChainName } from '../route-request.js';
 import { requireSetting, type ChainSettings } from '../swap-settings.js';
 import { routeGas } from './gas-model.js';
-import { JsonRpcClient, RpcError } from './json-rpc.js';
+import { describeNode, JsonRpcClient, RpcError } from './json-rpc.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
-import { PoolReader, type FactoryQuery, type PoolRef, type PoolState } from './pool-reader.js';
+import { PoolReader, type BlockRef, type FactoryQuery, type PoolRef, type PoolState } from './pool-reader.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 
@@ -53,23 +53,27 @@ export class OnchainSource implements LiquiditySource {
     const url = requireSetting(settings, 'rpc_url');
     const wrapped = requireSetting(settings, 'wrapped_native').toLowerCase();
     const ctx = this.node(url);
-    const head = await ctx.rpc.batch<string>(
+    const head = await ctx.rpc.batch<unknown>(
       [
-        { method: 'eth_blockNumber', params: [] },
+        { method: 'eth_getBlockByNumber', params: ['latest', false] },
         { method: 'eth_gasPrice', params: [] },
         ...(ctx.chainChecked ? [] : [{ method: 'eth_chainId', params: [] }]),
       ],
       signal,
     );
     if (!ctx.chainChecked) {
-      const id = Number(BigInt(head[2]));
+      const id = Number(BigInt(head[2] as string));
       if (id !== CHAIN_IDS[req.chain]) {
         throw new ApiError('upstream_error', `on-chain liquidity source: the RPC node for ${req.chain} reports chain id ${id}, expected ${CHAIN_IDS[req.chain]}`);
       }
       ctx.chainChecked = true;
     }
-    const block = head[0];
-    const gasPrice = req.gasPrice ?? BigInt(head[1]);
+    const latest = head[0] as { number?: string; hash?: string } | null;
+    if (!latest?.number || !latest.hash) throw new RpcError(`the RPC node ${describeNode(url)} returned no latest block`);
+    // State is read at this block number and cached under its hash, so a reorg (or a test's
+    // evm_revert) that reuses the number never serves stale state.
+    const block: BlockRef = { tag: latest.number, hash: latest.hash };
+    const gasPrice = req.gasPrice ?? BigInt(head[1] as string);
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
     if (tokenIn === tokenOut) throw new ApiError('no_route', 'Swapping the native coin for its wrapped token (or back) is a wrap, not a route.');
@@ -109,7 +113,7 @@ export class OnchainSource implements LiquiditySource {
   }
 
   /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
-  private async loadMoreTicks(ctx: NodeContext, states: Map<string, PoolState>, word: number, block: string, signal: AbortSignal): Promise<void> {
+  private async loadMoreTicks(ctx: NodeContext, states: Map<string, PoolState>, word: number, block: BlockRef, signal: AbortSignal): Promise<void> {
     const requests = [];
     for (const [pool, s] of states) {
       if (s.kind !== 'v3' || s.state.bitmap.has(word)) continue;
@@ -124,7 +128,7 @@ export class OnchainSource implements LiquiditySource {
   private async search(
     req: SourceRequest,
     c: {
-      tokenIn: string; tokenOut: string; wrapped: string; gasPrice: bigint; block: string; sequences: string[][];
+      tokenIn: string; tokenOut: string; wrapped: string; gasPrice: bigint; block: BlockRef; sequences: string[][];
       byPair: Map<string, PoolRef[]>; states: Map<string, PoolState>; usdTokens: string[]; ctx: NodeContext; signal: AbortSignal;
     },
   ): Promise<FoundRoute> {
@@ -176,7 +180,7 @@ export class OnchainSource implements LiquiditySource {
       route: { tokenIn: req.tokenIn, tokenOut: req.tokenOut, amountIn: req.amountIn, amountOut, paths },
       meta: {
         source: 'onchain',
-        blockNumber: Number(BigInt(c.block)),
+        blockNumber: Number(BigInt(c.block.tag)),
         gas,
         gasPrice: c.gasPrice,
         gasUsd,

@@ -25,6 +25,12 @@ export interface V2State {
 
 export type PoolState = { kind: 'v2'; state: V2State } | { kind: 'v3'; state: V3PoolState };
 
+/** A block to read at: the number as the call tag, the hash as the cache key. */
+export interface BlockRef {
+  tag: string;
+  hash: string;
+}
+
 export interface FactoryQuery {
   source: SourceName;
   kind: 'v2' | 'v3';
@@ -39,7 +45,7 @@ export const sortTokens = (a: string, b: string): [string, string] => (BigInt(a)
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int24 = (v: bigint) => Number(BigInt.asIntN(24, v));
 const int128 = (v: bigint) => BigInt.asIntN(128, v);
-const ethCall = (to: string, data: string, block: string): RpcCall => ({ method: 'eth_call', params: [{ to, data }, block] });
+const ethCall = (to: string, data: string, block: BlockRef): RpcCall => ({ method: 'eth_call', params: [{ to, data }, block.tag] });
 
 function factoryKey(q: FactoryQuery): string {
   const [a, b] = sortTokens(q.tokenA, q.tokenB);
@@ -61,10 +67,10 @@ export class PoolReader {
   constructor(private readonly rpc: JsonRpcClient) {}
 
   /** Pool addresses for the queries (null where the factory has none). Empty pools are not cached. */
-  async discover(queries: FactoryQuery[], block: string, signal: AbortSignal): Promise<PoolRef[]> {
+  async discover(queries: FactoryQuery[], block: BlockRef, signal: AbortSignal): Promise<PoolRef[]> {
     const known = (q: FactoryQuery) => {
       const hit = this.addresses.get(factoryKey(q));
-      return hit !== undefined && (hit.address !== null || hit.block === block);
+      return hit !== undefined && (hit.address !== null || hit.block === block.hash);
     };
     const unknown = queries.filter((q) => !known(q));
     const calls = unknown.map((q) => {
@@ -75,7 +81,7 @@ export class PoolReader {
     const results = await this.rpc.batch<string>(calls, signal);
     unknown.forEach((q, i) => {
       const addr = `0x${results[i].slice(-40)}`;
-      this.addresses.set(factoryKey(q), { address: addr === ZERO ? null : lower(addr), block });
+      this.addresses.set(factoryKey(q), { address: addr === ZERO ? null : lower(addr), block: block.hash });
     });
     const refs: PoolRef[] = [];
     for (const q of queries) {
@@ -88,9 +94,9 @@ export class PoolReader {
   }
 
   /** State of each pool at `block`; cached for that block. */
-  async readStates(pools: PoolRef[], block: string, signal: AbortSignal): Promise<Map<string, PoolState>> {
-    if (block !== this.stateBlock) {
-      this.stateBlock = block;
+  async readStates(pools: PoolRef[], block: BlockRef, signal: AbortSignal): Promise<Map<string, PoolState>> {
+    if (block.hash !== this.stateBlock) {
+      this.stateBlock = block.hash;
       this.states = new Map();
     }
     const missing = pools.filter((p) => !this.states.has(p.address));
@@ -139,7 +145,7 @@ export class PoolReader {
   }
 
   /** Reads bitmap words and the liquidityNet of every initialized tick in them. */
-  async loadWords(requests: { pool: string; state: V3PoolState; word: number }[], block: string, signal: AbortSignal): Promise<void> {
+  async loadWords(requests: { pool: string; state: V3PoolState; word: number }[], block: BlockRef, signal: AbortSignal): Promise<void> {
     const todo = requests.filter((r) => !r.state.bitmap.has(r.word) && r.word >= -32768 && r.word <= 32767);
     const words = await this.rpc.batch<string>(
       todo.map((r) => ethCall(r.pool, V3_POOL.encodeFunctionData('tickBitmap', [r.word]), block)),
@@ -160,7 +166,7 @@ export class PoolReader {
     tickCalls.forEach((t, i) => t.state.liquidityNet.set(t.tick, int128(word(ticks[i], 1))));
   }
 
-  async tokenDecimals(tokens: string[], block: string, signal: AbortSignal): Promise<Map<string, number>> {
+  async tokenDecimals(tokens: string[], block: BlockRef, signal: AbortSignal): Promise<Map<string, number>> {
     const unknown = [...new Set(tokens.map(lower))].filter((t) => !this.decimals.has(t));
     const results = await this.rpc.batch<string>(unknown.map((t) => ethCall(t, ERC20.encodeFunctionData('decimals'), block)), signal);
     unknown.forEach((t, i) => this.decimals.set(t, Number(word(results[i], 0))));

@@ -1,4 +1,4 @@
-import type { PoolReader, PoolRef, PoolState } from './pool-reader.js';
+import type { BlockRef, PoolReader, PoolRef, PoolState } from './pool-reader.js';
 import { pairKey, pathOutput } from './path-candidates.js';
 
 /**
@@ -7,7 +7,7 @@ import { pairKey, pathOutput } from './path-candidates.js';
  */
 export async function usdPricer(c: {
   reader: PoolReader;
-  block: string;
+  block: BlockRef;
   signal: AbortSignal;
   wrapped: string;
   usdTokens: string[];
