@@ -72,8 +72,30 @@ function fromParserError(err: unknown): ApiError | undefined {
   }
 }
 
+/** File-system failures the user can act on (free space, fix permissions), named in the answer. */
+const STORAGE_FAILURES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'an input/output error occurred',
+};
+
+function fromStorageError(err: unknown): ApiError | undefined {
+  const { code, syscall } = (err ?? {}) as { code?: unknown; syscall?: unknown };
+  // Node's recursive mkdir reports a read-only or vanished parent as ENOENT.
+  if (code === 'ENOENT' && syscall === 'mkdir') {
+    return new ApiError('storage_error', 'The data directory could not be written: a folder could not be created (ENOENT).');
+  }
+  if (typeof code !== 'string' || typeof syscall !== 'string' || !(code in STORAGE_FAILURES)) return undefined;
+  return new ApiError('storage_error', `The data directory could not be written: ${STORAGE_FAILURES[code]} (${code}).`);
+}
+
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  const storage = fromStorageError(err);
+  if (storage) return storage;
   // The router decodes path parameters: `%`, `%ZZ` or a torn UTF-8 sequence is the client's fault.
   if (err instanceof URIError) return new ApiError('bad_request', 'The URL contains invalid percent-encoding.');
   return fromParserError(err) ?? new ApiError('internal_error');
@@ -83,7 +105,8 @@ export function errorMiddleware(onInternal: (err: unknown) => void): ErrorReques
   return (err, _req, res, next) => {
     if (res.headersSent) return next(err);
     const apiError = toApiError(err);
-    if (apiError.code === 'internal_error') onInternal(err);
+    // Storage failures too: the operator needs the path and errno from the log.
+    if (apiError.code === 'internal_error' || apiError.code === 'storage_error') onInternal(err);
     if (apiError.headers) res.set(apiError.headers);
     res.status(apiError.status).json(apiError.toBody());
   };
