@@ -59,7 +59,9 @@ export async function prepareDataDir(p: DataPaths): Promise<string[]> {
   for (const file of secretFiles(p)) {
     if (await repairMode(file, 0o600)) warnings.push(`warning: ${file} had a lax mode; set to 0600`);
   }
-  await Promise.all([p.root, p.selfhostDir, p.profilesDir].map(removeStaleTempFiles));
+  // Skills and workspaces are written one folder deeper (skills/<name>/SKILL.md, workspaces/<id>/…).
+  const nested = await Promise.all([p.skillsDir, p.workspacesDir].map(subdirectories));
+  await Promise.all([p.root, p.selfhostDir, p.profilesDir, ...nested.flat()].map(removeStaleTempFiles));
   if ((await readIfExists(p.config)) === undefined) await writeFileAtomic(p.config, INITIAL_CONFIG, { mode: 0o600 });
   if ((await readIfExists(p.workspacesIndex)) === undefined) {
     await writeFileAtomic(p.workspacesIndex, `${JSON.stringify({ workspaces: [] }, null, 2)}\n`, { mode: 0o600 });
@@ -68,6 +70,11 @@ export async function prepareDataDir(p: DataPaths): Promise<string[]> {
     await writeFileAtomic(p.globalMcp, `${JSON.stringify({ mcpServers: {} }, null, 2)}\n`, { mode: 0o600 });
   }
   return warnings;
+}
+
+async function subdirectories(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
 }
 
 /** Tightens a path's mode when group/other bits are set; true when it changed something. */
