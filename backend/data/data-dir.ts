@@ -40,7 +40,8 @@ defaults: {}
 
 /** Files that hold secrets: created 0600, repaired to 0600 when found laxer. */
 export function secretFiles(p: DataPaths): string[] {
-  return [p.config, p.pairing, p.bootstrapSecret];
+  // global_mcp_servers.json carries tool servers' env and headers (tokens).
+  return [p.config, p.pairing, p.bootstrapSecret, p.globalMcp];
 }
 
 /**
