@@ -65,10 +65,15 @@ export class TxSender {
     return batch.length;
   }
 
-  /** anvil answers eth_sendTransaction before its automine task has sealed the block. */
+  /**
+   * anvil answers eth_sendTransaction before its automine task has sealed the block. Batched
+   * sends can also reach it out of nonce order; automine seals only on arrival, so a transaction
+   * queued behind a nonce gap waits for the next one. A manual evm_mine flushes such stragglers.
+   */
   private async receipts(hashes: string[]): Promise<{ status: string; gasUsed: string }[]> {
     const found = new Map<string, { status: string; gasUsed: string }>();
     const deadline = Date.now() + 30_000;
+    let nextFlush = Date.now() + 250;
     for (;;) {
       const missing = hashes.filter((h) => !found.has(h));
       if (missing.length === 0) return hashes.map((h) => found.get(h)!);
@@ -79,7 +84,13 @@ export class TxSender {
       got.forEach((r, i) => {
         if (r) found.set(missing[i]!, r);
       });
-      if (got.some((r) => !r)) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (got.some((r) => !r)) {
+        if (Date.now() > nextFlush) {
+          await this.provider.send('evm_mine', []);
+          nextFlush = Date.now() + 250;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
  *
  * Method: every path alone (the best single path is the floor), then a greedy fill in 5 % chunks
  * over a set of pool-disjoint paths (marginal output per chunk), refined by pairwise transfers
- * with halving steps down to 1/4096 of the amount, and finally dropping any path whose fixed gas
+ * with halving steps down to 1/5120 of the amount, and finally dropping any path whose fixed gas
  * cost outweighs what it adds. Paths that share a pool are never used together, because their
  * quotes would not be independent.
  */
@@ -30,7 +30,7 @@ export interface SplitResult {
 }
 
 const GREEDY_CHUNKS = 20n;
-const REFINE_LEVELS = 12;
+const REFINE_LEVELS = 8;
 
 class Evaluator {
   private readonly cache: Map<bigint, bigint>[];

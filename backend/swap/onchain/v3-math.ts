@@ -132,12 +132,7 @@ export function mostSignificantBit(x: bigint): number {
 }
 
 export function leastSignificantBit(x: bigint): number {
-  let n = 0;
-  while ((x & 1n) === 0n) {
-    x >>= 1n;
-    n += 1;
-  }
-  return n;
+  return mostSignificantBit(x & -x);
 }
 
 /** Word position of a compressed tick in the bitmap (int16 word, uint8 bit). */
