@@ -15,6 +15,8 @@ interface Pending {
 export class TxSender {
   private nonce = 0;
   private pending: Pending[] = [];
+  /** Sends go out one after another: anvil must see nonces in order (see receipts()). */
+  private lastSend: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly provider: JsonRpcProvider,
@@ -38,7 +40,9 @@ export class TxSender {
       value: toQuantity(tx.value ?? 0n),
     };
     if (tx.to) request.to = tx.to;
-    this.pending.push({ label, hash: this.provider.send('eth_sendTransaction', [request]) as Promise<string> });
+    const hash = this.lastSend.then(() => this.provider.send('eth_sendTransaction', [request]) as Promise<string>);
+    this.lastSend = hash.catch(() => undefined);
+    this.pending.push({ label, hash });
   }
 
   call(label: string, to: string, abi: InterfaceAbi, fn: string, args: unknown[], gas?: bigint): void {
