@@ -78,6 +78,9 @@ const rssBefore = rss();
 console.log(`soak: ${SECONDS} s, ${CLIENTS} WebSocket clients, backend pid ${child.pid}, RSS before ${rssBefore.toFixed(1)} MiB`);
 
 // Writes that every client must hear about: one profile update at a time, counted exactly.
+// RSS every 10 s: a plateau is heap warm-up, a steady climb would be a leak.
+const rssSamples = [];
+const sampler = setInterval(() => rssSamples.push(Number(rss().toFixed(1))), 10_000);
 let writes = 0;
 let writeErrors = 0;
 let writing = true;
@@ -124,6 +127,7 @@ const [apiResult, swapResult] = await Promise.all([
   }),
 ]);
 writing = false;
+clearInterval(sampler);
 await writer;
 // Let the last broadcast reach every socket.
 await new Promise((res) => setTimeout(res, 500));
@@ -136,7 +140,7 @@ const report = {
   protected_api: summary(apiResult),
   route_build: summary(swapResult),
   websocket: { clients: CLIENTS, still_open: clients.filter((c) => !c.closed).length, profile_writes: writes, write_errors: writeErrors, events_min: Math.min(...delivered), events_max: Math.max(...delivered) },
-  rss_mib: { before: Number(rssBefore.toFixed(1)), after: Number(rssAfter.toFixed(1)) },
+  rss_mib: { before: Number(rssBefore.toFixed(1)), every_10s: rssSamples, after: Number(rssAfter.toFixed(1)) },
 };
 console.log(JSON.stringify(report, null, 2));
 
