@@ -37,6 +37,8 @@ export interface SpeedResult {
   coldP99Ms: number;
   buildsPerSecond8: number;
   samples: { warm: number; cold: number };
+  /** Every timed build (ms), in order, for spreads. */
+  raw: { warm: number[]; cold: number[] };
 }
 
 async function post(url: string, body: unknown): Promise<void> {
@@ -98,6 +100,7 @@ export async function routeSpeed(rounds = 40): Promise<SpeedResult> {
       coldP99Ms: percentile(cold, 99),
       buildsPerSecond8,
       samples: { warm: warm.length, cold: cold.length },
+      raw: { warm, cold },
     };
   } finally {
     await backend.stop();

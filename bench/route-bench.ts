@@ -1,0 +1,51 @@
+/**
+ * Route-build latency and throughput against the local anvil chain, from `routeSpeed()` (the
+ * route-quality benchmark's scenarios). Headline percentiles are over all samples; the spread is
+ * the min–max of the same percentile over four consecutive chunks of the samples.
+ */
+import { judge, minMax, type Figure, type Target } from './bench-kit.js';
+import { routeSpeed } from './route-speed.js';
+import { percentile } from './stats.js';
+
+const CHUNKS = 4;
+
+function chunked(samples: number[], p: number): [number, number] {
+  const size = Math.ceil(samples.length / CHUNKS);
+  const values = Array.from({ length: CHUNKS }, (_, i) => percentile(samples.slice(i * size, (i + 1) * size), p)).filter(Number.isFinite);
+  return minMax(values);
+}
+
+function latency(name: string, samples: number[], p: number, target?: Target, note?: string): Figure {
+  return judge({
+    group: 'routes',
+    name,
+    unit: 'ms',
+    median: percentile(samples, p),
+    spread: chunked(samples, p),
+    spreadKind: 'min–max',
+    runs: CHUNKS,
+    target,
+    note: note ?? `p${p} of ${samples.length} builds; spread over ${CHUNKS} chunks`,
+  });
+}
+
+export async function routeBuilds(rounds = 40): Promise<Figure[]> {
+  const speed = await routeSpeed(rounds);
+  const { warm, cold } = speed.raw;
+  return [
+    latency('route build, warm cache, p50 (HTTP, 8 scenarios)', warm, 50, { on: 'median', op: '<=', value: 5 }),
+    latency('route build, warm cache, p99', warm, 99, { on: 'median', op: '<=', value: 20 }),
+    latency('route build, cold (empty cache, anvil), p50', cold, 50, { on: 'median', op: '<=', value: 150 }),
+    latency('route build, cold, p99', cold, 99),
+    {
+      group: 'routes',
+      name: 'route builds per second, warm, 8 concurrent clients',
+      unit: 'builds/s',
+      median: speed.buildsPerSecond8,
+      spread: null,
+      spreadKind: 'none',
+      runs: 1,
+      note: 'one 3 s run over the 8 scenarios',
+    },
+  ];
+}
