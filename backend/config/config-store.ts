@@ -35,6 +35,9 @@ export class ConfigStore {
   private current: ConfigSnapshot = { providers: [], defaults: {}, problems: [], broken: false, document: null };
   /** Text the snapshot was parsed from, so a re-read only re-parses (and re-logs) on change. */
   private lastText: string | null = null;
+  /** stat() signature of the file at the last read that may be trusted (see refresh). */
+  private lastStat: string | null = null;
+  private refreshing: Promise<ConfigSnapshot> | null = null;
 
   constructor(private readonly options: ConfigStoreOptions) {}
 
@@ -68,8 +71,20 @@ export class ConfigStore {
   }
 
   /** Re-reads the file when it changed on disk (hand edits while the service runs). */
-  async refresh(): Promise<ConfigSnapshot> {
+  refresh(): Promise<ConfigSnapshot> {
+    // Concurrent requests share one check: under load, per-request file checks dominated GET time.
+    this.refreshing ??= this.recheck().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async recheck(): Promise<ConfigSnapshot> {
+    // One stat() instead of open/read/close per request.
+    const st = await fs.stat(this.options.file).catch(() => null);
+    const signature = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'missing';
+    if (signature === this.lastStat) return this.current;
     const text = await fs.readFile(this.options.file, 'utf8').catch(() => '');
+    // Trust the signature only for a file untouched for 2 s: coarse timestamps can hide a quick edit.
+    this.lastStat = !st || Date.now() - Math.max(st.mtimeMs, st.ctimeMs) > 2000 ? signature : null;
     if (text === this.lastText) return this.current;
     return this.load();
   }
