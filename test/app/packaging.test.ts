@@ -50,7 +50,10 @@ describe('electron-builder.yml', () => {
     assert.equal(packaged.backendEntry, path.join('/res', backend.to, backend.filter[0]));
     assert.equal(packaged.rendererDir, path.join('/app.asar', renderer.to));
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    assert.match(pkg.scripts.dist, /build:app.*electron-builder --config electron-builder\.yml/);
+    // dist packages what `npm run build` produced: the renderer and the app bundles included.
+    assert.match(pkg.scripts.dist, /npm run build\b.*electron-builder --config electron-builder\.yml/);
+    assert.match(pkg.scripts.build, /build:renderer/);
+    assert.match(pkg.scripts.build, /build:app/);
   });
 });
 
