@@ -1,13 +1,10 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { errorMiddleware, notFoundHandler } from '../http/errors.js';
 import { hostOriginGuard, limitJsonDepth, requireJsonBody, type OriginPolicy } from '../http/guards.js';
 import { accessLog } from '../log/access-log.js';
 import type { Logger } from '../log/logger.js';
 import type { DataPaths } from '../data/data-dir.js';
-import { AggregatorSource } from './aggregator/aggregator-source.js';
 import type { SourceRegistry } from './liquidity-source.js';
-import { OnchainSource } from './onchain/onchain-source.js';
-import { routeBuildRoutes } from './route-routes.js';
 
 export interface SwapAppOptions {
   logger: Logger;
@@ -35,8 +32,21 @@ export function createSwapApp(options: SwapAppOptions): Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  const registry: SourceRegistry = options.registry ?? { aggregator: new AggregatorSource(), onchain: new OnchainSource() };
-  app.use(routeBuildRoutes({ swapConfig: options.paths.swapConfig, env: options.env, registry }));
+  // The route builder pulls in ethers (about 150 ms and 20 MB at start): load it on first use.
+  let routes: Promise<RequestHandler> | undefined;
+  const loadRoutes = async (): Promise<RequestHandler> => {
+    const [{ AggregatorSource }, { OnchainSource }, { routeBuildRoutes }] = await Promise.all([
+      import('./aggregator/aggregator-source.js'),
+      import('./onchain/onchain-source.js'),
+      import('./route-routes.js'),
+    ]);
+    const registry: SourceRegistry = options.registry ?? { aggregator: new AggregatorSource(), onchain: new OnchainSource() };
+    return routeBuildRoutes({ swapConfig: options.paths.swapConfig, env: options.env, registry });
+  };
+  app.use((req, res, next) => {
+    routes ??= loadRoutes();
+    routes.then((router) => router(req, res, next), next);
+  });
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => options.logger.error(`error: swap: ${(err as Error)?.stack ?? String(err)}`)));
   return app;
