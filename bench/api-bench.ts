@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { BARE_SERVER, TSC_BACKEND, figure, pair, pairedRatio, startListener, type Figure, type Listener } from './bench-kit.js';
+import { BARE_SERVER, EXPRESS_BASELINE, TSC_BACKEND, figure, pair, pairedRatio, startListener, type Figure, type Listener } from './bench-kit.js';
 import { median } from './stats.js';
 
 /** Three providers with a few models each: a realistic, not empty, configuration. */
@@ -39,7 +39,7 @@ async function load(url: string, seconds: number, headers: Record<string, string
   return r['2xx'] / r.duration;
 }
 
-export async function apiThroughput(rounds = 3, seconds = 3): Promise<Figure[]> {
+export async function apiThroughput(rounds = 3, seconds = 2.5): Promise<Figure[]> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-api-'));
   const listeners: Listener[] = [];
   try {
@@ -58,21 +58,23 @@ export async function apiThroughput(rounds = 3, seconds = 3): Promise<Figure[]> 
     const check = Buffer.from(await (await fetch(`${bare.url}/api/config/providers`)).arrayBuffer());
     if (!check.equals(body)) throw new Error('the baseline does not answer the same JSON');
 
+    const minimal = await startListener(EXPRESS_BASELINE, [bodyFile]);
+    listeners.push(minimal);
+
     // Warm-up (JIT, keep-alive pools), not counted.
+    const runs = [() => load(bare.url, seconds), () => load(backend.url, seconds, auth), () => load(minimal.url, seconds)];
     await load(bare.url, 1);
     await load(backend.url, 1, auth);
-    const subject: number[] = [];
-    const baseline: number[] = [];
+    await load(minimal.url, 1);
+    const results: number[][] = [[], [], []];
     for (let r = 0; r < rounds; r++) {
-      // Alternate which goes first so a drift in machine load hits both equally.
-      if (r % 2 === 0) {
-        baseline.push(await load(bare.url, seconds));
-        subject.push(await load(backend.url, seconds, auth));
-      } else {
-        subject.push(await load(backend.url, seconds, auth));
-        baseline.push(await load(bare.url, seconds));
+      // Rotate which goes first so a drift in machine load hits all equally.
+      for (let k = 0; k < runs.length; k++) {
+        const which = (r + k) % runs.length;
+        results[which].push(await runs[which]());
       }
     }
+    const [baseline, subject, framework] = results;
     return [
       figure(
         {
@@ -84,6 +86,16 @@ export async function apiThroughput(rounds = 3, seconds = 3): Promise<Figure[]> 
           note: `${body.length} B body, ${seconds} s per run, default config (access log on)`,
         },
         subject,
+      ),
+      figure(
+        {
+          group: 'api',
+          name: 'reference: minimal express 5 app, same JSON (no guards, no auth)',
+          unit: 'req/s',
+          baseline: { name: 'bare node:http, same JSON', median: median(baseline), ratio: pairedRatio(framework, baseline) },
+          note: `the backend is at ${pairedRatio(subject, framework).toFixed(2)}× of this framework floor`,
+        },
+        framework,
       ),
     ];
   } finally {
