@@ -21,7 +21,11 @@ const WATCHDOG = '"$@" </dev/null & p=$!; trap \'kill $p 2>/dev/null\' TERM INT 
 
 const ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64' };
 
-/** The anvil binary shipped by the platform package that @foundry-rs/anvil depends on. */
+/**
+ * The anvil binary from foundry's platform package. The project depends on the linux-x64 one
+ * directly (optional): the registry mirror this project installs from does not carry the other
+ * platforms' packages, and `npm ci` refuses a lock file that names packages it cannot resolve.
+ */
 export function anvilBinary(): string {
   const require = createRequire(import.meta.url);
   const pkg = `@foundry-rs/anvil-${process.platform}-${ARCH[process.arch] ?? process.arch}`;
@@ -29,7 +33,7 @@ export function anvilBinary(): string {
   try {
     dir = path.dirname(require.resolve(`${pkg}/package.json`));
   } catch {
-    throw new Error(`anvil binary package ${pkg} is not installed (it comes with @foundry-rs/anvil)`);
+    throw new Error(`anvil binary package ${pkg} is not installed: run \`npm install --no-save ${pkg}\` (or install foundry's anvil and put it on PATH)`);
   }
   return path.join(dir, 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
 }

@@ -1,6 +1,11 @@
 // `npm start`: builds and launches the desktop app; without an Electron binary (the download is
-// blocked in some environments) it says so in one line and runs the headless backend instead.
-import { spawn } from 'node:child_process';
+// blocked in some environments) or without a display it says so in one line and runs the headless
+// backend instead.
+//
+// Electron's own postinstall (a download from outside the npm registry) is not allowed to run at
+// `npm ci` (package.json allowScripts), so installs work offline; the binary is fetched here, on the
+// first `npm start`, with electron's installer (skipped when ELECTRON_SKIP_BINARY_DOWNLOAD is set).
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const args = process.argv.slice(2);
@@ -23,13 +28,20 @@ function run(command, commandArgs) {
   });
 }
 
-const electron = electronBinary();
+function fetchElectron() {
+  if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) return null;
+  const installer = createRequire(import.meta.url).resolve('electron/install.js');
+  const result = spawnSync(process.execPath, [installer], { stdio: 'ignore', timeout: 120_000 });
+  return result.status === 0 ? electronBinary() : null;
+}
+
+const headless = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
+const electron = headless ? null : electronBinary() ?? fetchElectron();
 if (!electron) {
-  console.log('Electron binary is not installed; starting the headless backend instead (npm run backend).');
+  const why = headless ? 'No display found' : 'Electron binary is not installed';
+  console.log(`${why}; starting the headless backend instead (npm run backend).`);
   process.exit(await run(npm, ['run', '--silent', 'backend', ...(args.length ? ['--', ...args] : [])]));
 }
-for (const script of ['build', 'build:renderer', 'build:app']) {
-  const code = await run(npm, ['run', '--silent', script]);
-  if (code !== 0) process.exit(code);
-}
+const built = await run(npm, ['run', '--silent', 'build']);
+if (built !== 0) process.exit(built);
 process.exit(await run(electron, ['dist-app/main/index.js', ...args]));
