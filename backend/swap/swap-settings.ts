@@ -59,17 +59,28 @@ export const DEFAULT_AGGREGATOR_TIMEOUT_MS = 10_000;
 
 const missing = (key: string, why = 'is not set') => new ApiError('config_missing', `swap.yaml: chains.${key} ${why}`);
 
-/** Reads swap.yaml on every request, so edits apply without a restart. */
-export async function loadChainSettings(file: string, chain: ChainName, env: NodeJS.ProcessEnv): Promise<ChainSettings> {
-  const text = await readIfExists(file);
-  if (text === undefined) throw new ApiError('config_missing', `swap.yaml is missing from the data directory; chains.${chain} is not set`);
+/** The last parse of each swap.yaml, reused while its text is unchanged (parsing dominated warm builds). */
+const parseCache = new Map<string, { text: string; value: unknown }>();
+
+function parseSwapYaml(file: string, text: string): unknown {
+  const hit = parseCache.get(file);
+  if (hit?.text === text) return hit.value;
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const line = e.linePos?.[0]?.line;
     throw new ApiError('config_missing', `swap.yaml does not parse${line ? ` (line ${line})` : ''}: ${e.message.split('\n')[0]}`);
   }
-  const top = SwapFileSchema.safeParse(doc.toJS() ?? {});
+  const value: unknown = doc.toJS() ?? {};
+  parseCache.set(file, { text, value });
+  return value;
+}
+
+/** Reads swap.yaml on every request, so edits apply without a restart. */
+export async function loadChainSettings(file: string, chain: ChainName, env: NodeJS.ProcessEnv): Promise<ChainSettings> {
+  const text = await readIfExists(file);
+  if (text === undefined) throw new ApiError('config_missing', `swap.yaml is missing from the data directory; chains.${chain} is not set`);
+  const top = SwapFileSchema.safeParse(parseSwapYaml(file, text));
   if (!top.success) throw new ApiError('config_missing', `swap.yaml: ${top.error.issues[0].path.join('.') || 'top level'} ${top.error.issues[0].message}`);
   const rawChain = top.data.chains?.[chain];
   if (rawChain === undefined || rawChain === null) throw missing(chain);
