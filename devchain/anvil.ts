@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,6 +33,8 @@ export function anvilBinary(): string {
   try {
     dir = path.dirname(require.resolve(`${pkg}/package.json`));
   } catch {
+    const onPath = spawnSync(process.platform === 'win32' ? 'where' : 'which', ['anvil'], { encoding: 'utf8' });
+    if (onPath.status === 0 && onPath.stdout.trim()) return onPath.stdout.trim().split(/\r?\n/)[0]!;
     throw new Error(`anvil binary package ${pkg} is not installed: run \`npm install --no-save ${pkg}\` (or install foundry's anvil and put it on PATH)`);
   }
   return path.join(dir, 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
