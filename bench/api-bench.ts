@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { BARE_SERVER, EXPRESS_BASELINE, TSC_BACKEND, figure, pair, pairedRatio, startListener, type Figure, type Listener } from './bench-kit.js';
+import { BASELINE_SERVER, TSC_BACKEND, figure, pair, pairedRatio, startListener, type Figure, type Listener } from './bench-kit.js';
 import { median } from './stats.js';
 
 /** Three providers with a few models each: a realistic, not empty, configuration. */
@@ -53,12 +53,12 @@ export async function apiThroughput(rounds = 3, seconds = 2.5): Promise<Figure[]
     if (res.status !== 200) throw new Error(`GET /api/config/providers: ${res.status} ${body}`);
     const bodyFile = path.join(tmp, 'providers.json');
     writeFileSync(bodyFile, body);
-    const bare = await startListener(BARE_SERVER, [bodyFile]);
+    const bare = await startListener(BASELINE_SERVER, ['bare', bodyFile]);
     listeners.push(bare);
     const check = Buffer.from(await (await fetch(`${bare.url}/api/config/providers`)).arrayBuffer());
     if (!check.equals(body)) throw new Error('the baseline does not answer the same JSON');
 
-    const minimal = await startListener(EXPRESS_BASELINE, [bodyFile]);
+    const minimal = await startListener(BASELINE_SERVER, ['express', bodyFile]);
     listeners.push(minimal);
 
     // Warm-up (JIT, keep-alive pools), not counted.

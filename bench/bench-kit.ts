@@ -9,8 +9,7 @@ import { median, percentile } from './stats.js';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TSC_BACKEND = fileURLToPath(new URL('../backend/main.js', import.meta.url));
 export const BUNDLED_BACKEND = fileURLToPath(new URL('../../dist-app/backend/service-backend.mjs', import.meta.url));
-export const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
-export const EXPRESS_BASELINE = fileURLToPath(new URL('./express-baseline.js', import.meta.url));
+export const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.js', import.meta.url));
 
 export interface Target {
   /** What the target is checked on: the median itself or its ratio to the baseline. */

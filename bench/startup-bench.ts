@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BARE_SERVER, BUNDLED_BACKEND, TSC_BACKEND, figure, pair, pairedRatio, rssMb, sleep, startListener, type Figure, type Listener } from './bench-kit.js';
+import { BASELINE_SERVER, BUNDLED_BACKEND, TSC_BACKEND, figure, pair, pairedRatio, rssMb, sleep, startListener, type Figure, type Listener } from './bench-kit.js';
 import { median } from './stats.js';
 
 interface Subject {
@@ -38,10 +38,10 @@ export async function coldStart(rounds = 9): Promise<Figure[]> {
   const times = subs.map(() => [] as number[]);
   try {
     // One discarded start of each warms the OS file cache (a user's second start, not first boot).
-    await timedStart(BARE_SERVER, []);
+    await timedStart(BASELINE_SERVER, ['bare']);
     for (const s of subs) await timedStart(s.entry, backendArgs(path.join(tmp, `warm-${s.label.length}`), 'off'));
     for (let r = 0; r < rounds; r++) {
-      bare.push(await timedStart(BARE_SERVER, []));
+      bare.push(await timedStart(BASELINE_SERVER, ['bare']));
       for (const [i, s] of subs.entries()) {
         times[i].push(await timedStart(s.entry, backendArgs(path.join(tmp, `d${r}-${i}`), 'off')));
       }
@@ -72,7 +72,7 @@ export async function idleMemory(copies = 3): Promise<Figure[]> {
     const starts: Promise<void>[] = [];
     for (let c = 0; c < copies; c++) {
       const t0 = performance.now();
-      starts.push(startListener(BARE_SERVER, []).then((listener) => void started.push({ kind: -1, listener, t0 })));
+      starts.push(startListener(BASELINE_SERVER, ['bare']).then((listener) => void started.push({ kind: -1, listener, t0 })));
       for (const [i, s] of subs.entries()) {
         const args = backendArgs(path.join(tmp, `m${c}-${i}`), '0');
         starts.push(
