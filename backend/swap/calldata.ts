@@ -1,7 +1,7 @@
-import { AbiCoder } from 'ethers';
+import { address, array, bytes, callData, encode, tuple, uint, type Encodable } from './abi-encoder.js';
 import { isNative } from './route-request.js';
 import { isReverse, type Hop, type Route } from './route-model.js';
-import { ADDRESS_MASK, FULL_WEIGHT, REVERSE_BIT, ROUTER_INTERFACE, WEIGHT_SHIFT } from './router-abi.js';
+import { ADDRESS_MASK, FULL_WEIGHT, REVERSE_BIT, SMART_SWAP_BY_ORDER_ID_SELECTOR, SMART_SWAP_TO_SELECTOR, WEIGHT_SHIFT } from './router-abi.js';
 import type { ResolvedSource } from './swap-settings.js';
 
 /**
@@ -37,8 +37,6 @@ export interface RouterPlan {
   batches: PlanHop[][];
 }
 
-const abi = AbiCoder.defaultAbiCoder();
-
 export function packRawData(pool: string, weight: number, reverse: boolean): bigint {
   if (!Number.isInteger(weight) || weight < 0 || weight > FULL_WEIGHT) throw new Error(`weight ${weight} is outside 0..10000`);
   return (reverse ? REVERSE_BIT : 0n) | (BigInt(weight) << WEIGHT_SHIFT) | (BigInt(pool) & ADDRESS_MASK);
@@ -64,10 +62,10 @@ export function splitWeights(amounts: bigint[]): number[] {
 /** Adapter `moreInfo` per source kind (facts sheet, adapters table). */
 export function adapterExtraData(hop: Hop, source: ResolvedSource): string {
   if (source.kind === 'v3') {
-    const inner = abi.encode(['address', 'address', 'uint24'], [hop.tokenIn, hop.tokenOut, hop.fee ?? 0]);
-    return abi.encode(['uint160', 'bytes'], [0n, inner]);
+    const inner = encode([address(hop.tokenIn), address(hop.tokenOut), uint(hop.fee ?? 0)]);
+    return encode([uint(0n), bytes(inner)]);
   }
-  if (source.dynamic_fee) return abi.encode(['uint256'], [BigInt(source.fee_bps ?? 0)]);
+  if (source.dynamic_fee) return encode([uint(BigInt(source.fee_bps ?? 0))]);
   return '0x';
 }
 
@@ -131,19 +129,24 @@ export function planProblem(plan: RouterPlan): string | undefined {
 export function encodeSwap(plan: RouterPlan, who: { sender: string; recipient: string }): string {
   const problem = planProblem(plan);
   if (problem) throw new Error(`invalid router plan: ${problem}`);
-  const baseRequest = [BigInt(plan.fromToken), plan.toToken, plan.amountIn, plan.minReturn, BigInt(plan.deadline)];
-  const batches = plan.batches.map((batch) =>
-    batch.map((hop) => [
-      hop.pools.map((p) => p.adapter),
-      hop.pools.map((p) => p.assetTo),
-      hop.pools.map((p) => packRawData(p.pool, p.weight, p.reverse)),
-      hop.pools.map((p) => p.extraData),
-      BigInt(hop.fromToken),
-    ]),
+  const baseRequest = tuple([uint(BigInt(plan.fromToken)), address(plan.toToken), uint(plan.amountIn), uint(plan.minReturn), uint(plan.deadline)]);
+  const batches = array(
+    plan.batches.map((batch) =>
+      array(
+        batch.map((hop) =>
+          tuple([
+            array(hop.pools.map((p) => address(p.adapter))),
+            array(hop.pools.map((p) => address(p.assetTo))),
+            array(hop.pools.map((p) => uint(packRawData(p.pool, p.weight, p.reverse)))),
+            array(hop.pools.map((p) => bytes(p.extraData))),
+            uint(BigInt(hop.fromToken)),
+          ]),
+        ),
+      ),
+    ),
   );
-  const orderId = 0n;
-  if (who.recipient.toLowerCase() === who.sender.toLowerCase()) {
-    return ROUTER_INTERFACE.encodeFunctionData('smartSwapByOrderId', [orderId, baseRequest, plan.batchesAmount, batches, []]);
-  }
-  return ROUTER_INTERFACE.encodeFunctionData('smartSwapTo', [orderId, who.recipient, baseRequest, plan.batchesAmount, batches, []]);
+  const tail: Encodable[] = [baseRequest, array(plan.batchesAmount.map((a) => uint(a))), batches, array([])];
+  const orderId = uint(0n);
+  if (who.recipient.toLowerCase() === who.sender.toLowerCase()) return callData(SMART_SWAP_BY_ORDER_ID_SELECTOR, [orderId, ...tail]);
+  return callData(SMART_SWAP_TO_SELECTOR, [orderId, address(who.recipient), ...tail]);
 }

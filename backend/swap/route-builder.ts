@@ -1,5 +1,5 @@
-import { getAddress } from 'ethers';
 import { ApiError } from '../http/errors.js';
+import { checksum } from './checksum.js';
 import { encodeSwap, planFromRoute } from './calldata.js';
 import { pickSource, type SourceRegistry } from './liquidity-source.js';
 import { minAmountOut, routeInfo, routeProblem, swapTypeOf, txValue, type FoundRoute, type RouteInfo, type SwapType } from './route-model.js';
@@ -35,8 +35,8 @@ export function buildResponse(
 ): RouteResponse {
   const { route, meta } = found;
   const wrapped = requireSetting(settings, 'wrapped_native');
-  const router = getAddress(requireSetting(settings, 'router').toLowerCase());
-  const approve = getAddress(requireSetting(settings, 'token_approve').toLowerCase());
+  const router = checksum(requireSetting(settings, 'router'));
+  const approve = checksum(requireSetting(settings, 'token_approve'));
   // A source that broke the model's invariants must not produce calldata a wallet would sign.
   const problem = routeProblem(route, wrapped);
   if (problem) throw new ApiError('upstream_error', `the ${meta.source} source produced an inconsistent route: ${problem}`);

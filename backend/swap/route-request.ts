@@ -1,4 +1,4 @@
-import { getAddress } from 'ethers';
+import { checksum } from './checksum.js';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 
@@ -36,7 +36,7 @@ function address(field: string, opts: { wallet?: boolean } = {}) {
       }
       const body = v.slice(2);
       const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
-      if (mixed && getAddress(v.toLowerCase()) !== v) {
+      if (mixed && checksum(v) !== v) {
         ctx.addIssue({ code: 'custom', message: `${field} has mixed case but fails the EIP-55 checksum` });
         return;
       }
@@ -44,7 +44,7 @@ function address(field: string, opts: { wallet?: boolean } = {}) {
         ctx.addIssue({ code: 'custom', message: `${field} must be a wallet address, not the zero address or the native-token placeholder` });
       }
     })
-    .transform((v) => getAddress(v.toLowerCase()));
+    .transform((v) => checksum(v));
 }
 
 /** A decimal string of a positive integer below 2^256: no sign, exponent, leading zeros or spaces. */

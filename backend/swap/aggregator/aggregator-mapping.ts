@@ -1,4 +1,4 @@
-import { getAddress } from 'ethers';
+import { checksum } from '../checksum.js';
 import { isNative } from '../route-request.js';
 import { routeProblem, type Hop, type Route, type RoutePath } from '../route-model.js';
 import type { ResolvedSource } from '../swap-settings.js';
@@ -40,7 +40,7 @@ class Malformed extends Error {}
 
 function address(value: string, what: string): string {
   try {
-    return getAddress(value.toLowerCase());
+    return checksum(value);
   } catch {
     throw new Malformed(`${what} ${JSON.stringify(value).slice(0, 60)} is not an address`);
   }

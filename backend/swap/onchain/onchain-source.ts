@@ -1,4 +1,4 @@
-import { getAddress } from 'ethers';
+import { checksum } from '../checksum.js';
 import { ApiError } from '../../http/errors.js';
 import type { LiquiditySource, SourceRequest } from '../liquidity-source.js';
 import type { FoundRoute, Hop, RoutePath } from '../route-model.js';
@@ -7,7 +7,8 @@ import { requireSetting, type ChainSettings } from '../swap-settings.js';
 import { routeGas } from './gas-model.js';
 import { describeNode, JsonRpcClient, RpcError } from './json-rpc.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
-import { PoolReader, type BlockRef, type FactoryQuery, type PoolRef, type PoolState } from './pool-reader.js';
+import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
+import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 
@@ -19,6 +20,7 @@ interface NodeContext {
   rpc: JsonRpcClient;
   reader: PoolReader;
   chainChecked: boolean;
+  discovered: DiscoveryCache;
 }
 
 /**
@@ -34,7 +36,7 @@ export class OnchainSource implements LiquiditySource {
     let ctx = this.nodes.get(url);
     if (!ctx) {
       const rpc = new JsonRpcClient(url);
-      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false };
+      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false, discovered: new Map() };
       this.nodes.set(url, ctx);
     }
     return ctx;
@@ -80,26 +82,7 @@ export class OnchainSource implements LiquiditySource {
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
-    const pairs = new Map<string, [string, string]>();
-    const addPair = (a: string, b: string) => a !== b && pairs.set(pairKey(a, b), [a, b]);
-    for (const s of sequences) for (let i = 0; i + 1 < s.length; i++) addPair(s[i], s[i + 1]);
-    for (const t of [tokenIn, tokenOut, wrapped]) for (const u of usdTokens) addPair(t, u);
-    addPair(tokenIn, wrapped);
-    addPair(wrapped, tokenOut);
-
-    const queries: FactoryQuery[] = [];
-    for (const src of req.sources) {
-      if (!src.factory) throw new ApiError('config_missing', `swap.yaml: chains.${req.chain}.sources.${src.name}.factory is not set`);
-      const fees = src.kind === 'v2' ? [src.fee_bps ?? 30] : src.fee_tiers ?? [];
-      if (src.kind === 'v3' && fees.length === 0) throw new ApiError('config_missing', `swap.yaml: chains.${req.chain}.sources.${src.name}.fee_tiers is not set`);
-      for (const [a, b] of pairs.values()) for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
-    }
-    const refs = await ctx.reader.discover(queries, block, signal);
-    const byPair = new Map<string, PoolRef[]>();
-    for (const r of refs) {
-      const key = pairKey(r.token0, r.token1);
-      byPair.set(key, [...(byPair.get(key) ?? []), r]);
-    }
+    const { refs, byPair } = await discoverPools(ctx.reader, ctx.discovered, { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens }, block, signal);
     const states = await ctx.reader.readStates(refs, block, signal);
 
     for (let attempt = 0; ; attempt++) {
@@ -159,9 +142,9 @@ export class OnchainSource implements LiquiditySource {
         const hop: Hop = {
           source: pool.source,
           kind: pool.kind,
-          pool: getAddress(pool.address),
-          tokenIn: getAddress(cand.tokens[i]),
-          tokenOut: getAddress(cand.tokens[i + 1]),
+          pool: checksum(pool.address),
+          tokenIn: checksum(cand.tokens[i]),
+          tokenOut: checksum(cand.tokens[i + 1]),
           amountIn: amount,
           amountOut: quotes[i].amountOut,
           fee: pool.kind === 'v2' ? pool.fee * 100 : pool.fee,
