@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { credentialFromHeaders } from '../auth/credential.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../http/guards.js';
 import type { ApiError } from '../http/errors.js';
@@ -38,7 +38,8 @@ function rejectUpgrade(socket: Duplex, status: number, error: ApiError | { code:
  * `service_credential` query or the Authorization header); broadcasts config changes and logs.
  */
 export class WsHub {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  /** Loaded on the first upgrade: most starts (and every cold start) never need it. */
+  private wss: Promise<WebSocketServer> | undefined;
   private readonly clients = new Set<Client>();
   private readonly keepalive: NodeJS.Timeout;
   private readonly unsubscribeLog: () => void;
@@ -72,7 +73,8 @@ export class WsHub {
     if (!this.deps.pairing.verify(credential ?? undefined)) {
       return rejectUpgrade(socket, 401, { code: 'unauthorized', message: 'A valid credential is required.' });
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    this.wss ??= import('ws').then(({ WebSocketServer: Server }) => new Server({ noServer: true, maxPayload: 64 * 1024 }));
+    void this.wss.then((wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws)));
   }
 
   private accept(socket: WebSocket): void {
@@ -142,6 +144,6 @@ export class WsHub {
     clearInterval(this.keepalive);
     this.unsubscribeLog();
     for (const client of this.clients) client.socket.terminate();
-    this.wss.close();
+    void this.wss?.then((wss) => wss.close());
   }
 }
