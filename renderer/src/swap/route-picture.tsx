@@ -1,6 +1,11 @@
 import { useT } from '../i18n/i18n';
 import { share, shortAddress, type RouteResponse } from './swap-types';
 
+/** Fees come in hundredths of a basis point (3000 = 0.3 %). */
+function feePercent(fee: number | null): string {
+  return fee === null ? '—' : `${fee / 10_000}%`;
+}
+
 /** The route as a picture: input token, one lane per path with its hops as pool boxes, output token. */
 export function RoutePicture({ route }: { route: RouteResponse }) {
   const t = useT();
@@ -20,7 +25,7 @@ export function RoutePicture({ route }: { route: RouteResponse }) {
               <span key={j} className="lane-hop-group">
                 <span className="route-hop" title={`${h.pool}\n${h.amountIn} → ${h.amountOut}`}>
                   <span className="hop-dex">{h.dex}</span>
-                  <span className="hop-meta">{h.version.toUpperCase()} · {t('swap.fee', { fee: h.fee ?? '—' })}</span>
+                  <span className="hop-meta">{h.version.toUpperCase()} · {t('swap.fee', { fee: feePercent(h.fee) })}</span>
                   <span className="hop-pair">{shortAddress(h.tokenIn)} → {shortAddress(h.tokenOut)}</span>
                 </span>
                 <span className="lane-line" aria-hidden="true" />

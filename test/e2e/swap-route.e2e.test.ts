@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startDevchain, type Devchain } from '../../devchain/devchain.js';
+import { BackendProcess, tempDir } from '../helpers/backend-process.js';
+import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+
+describe('swap builder page with a real route from the local chain', { timeout: 120_000 }, () => {
+  let chain: Devchain;
+  let proc: BackendProcess;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  before(async () => {
+    const dataDir = path.join(tempDir('svc-e2e-swap-'), 'data');
+    const [uiDir, started] = await Promise.all([buildRenderer(), startDevchain({ dataDir })]);
+    chain = started;
+    proc = await BackendProcess.start({ dataDir, env: { SERVICE_UI_DIR: uiDir } });
+    await proc.waitForLine(/^pairing code: \d{6}/);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1360, height: 1000 }, locale: 'en-US' });
+    errors = watchErrors(page);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await proc?.stop();
+    await chain?.stop();
+  });
+
+  it('builds a split route and draws one lane per path with its hops', async () => {
+    await page.goto(proc.url + '/');
+    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Swap builder' }).click();
+    await page.getByLabel('Route builder URL').fill(proc.swapUrl);
+    await page.getByLabel('Token in').fill(chain.token('WBNB').address);
+    await page.getByLabel('Token out').fill(chain.token('USDT').address);
+    await page.getByLabel('Amount in').fill((800n * 10n ** 18n).toString());
+    await page.getByLabel('Sender').fill(chain.user.address);
+    const built = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/route/build');
+    await page.getByRole('button', { name: 'Build route' }).click();
+    const response = await built;
+    assert.equal(response.status(), 200);
+    const route = (await response.json()) as { swapType: string; amountOut: string; routeInfo: { paths: { hops: unknown[] }[] } };
+
+    const picture = page.getByRole('figure', { name: 'Route diagram' });
+    await picture.waitFor();
+    const lanes = picture.locator('.route-lane');
+    assert.equal(await lanes.count(), route.routeInfo.paths.length);
+    assert.ok(route.routeInfo.paths.length > 1, 'an 800 WBNB trade is split');
+    const hops = route.routeInfo.paths.reduce((n, p) => n + p.hops.length, 0);
+    assert.equal(await picture.locator('.route-hop').count(), hops);
+    await page.getByText(`Swap type: ${route.swapType}`).waitFor();
+    await page.getByText(route.amountOut, { exact: true }).first().waitFor();
+    await screenshot(page, '12-swap-route');
+    assert.deepEqual(errors, []);
+  });
+});
