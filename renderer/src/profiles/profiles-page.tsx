@@ -3,7 +3,7 @@ import { fileErrors, listOf, path, type ProfileView } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import type { ProvidersResponse } from '../providers/provider-types';
-import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
 import { draftFromProfile, NEW_PROFILE, ProfileEditor } from './profile-editor';
 
 export function ProfilesPage() {
@@ -22,43 +22,36 @@ export function ProfilesPage() {
       {fileErrors(profiles.data).map((e) => <Notice key={e.file} tone="error">{t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}</Notice>)}
       <ErrorBanner error={profiles.error} />
       <Card title={t('profiles.all')}>
-        {profiles.loading && !profiles.data ? (
-          <p className="muted">{t('common.loading')}</p>
-        ) : list.length === 0 ? (
-          <EmptyState title={t('profiles.empty')}><p className="muted">{t('profiles.emptyHint')}</p></EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>{t('profiles.id')}</th>
-                  <th>{t('profiles.model')}</th>
-                  <th>{t('profiles.language')}</th>
-                  <th>{t('profiles.thinking')}</th>
-                  <th>{t('profiles.compression')}</th>
-                  <th className="num">{t('profiles.timeout')}</th>
-                  <th><span className="sr-only">{t('common.actions')}</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <tr key={p.id}>
-                    <td><div className="cell-title mono">{p.id}</div>{p.errors?.length ? <Badge tone="red">{t('profiles.hasErrors')}</Badge> : null}</td>
-                    <td className="mono small">{p.model ?? <span className="muted">{t('common.none')}</span>} {p.model_is_default && <Badge tone="gray">{t('profiles.isDefault')}</Badge>}</td>
-                    <td>{langLabel(p.language)}</td>
-                    <td>{p.thinking.enabled ? <Badge tone="blue">{t('profiles.budget', { n: p.thinking.budget })}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
-                    <td>{p.compression.enabled ? <Badge tone="green">{t('profiles.at', { n: p.compression.threshold_percent })}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
-                    <td className="num">{p.timeout_seconds} s</td>
-                    <td className="row-actions">
-                      <button type="button" className="btn btn-small" aria-label={t('profiles.editNamed', { id: p.id })} onClick={() => setEditing(p)}>{t('common.edit')}</button>
-                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('profiles.deleteNamed', { id: p.id })} onClick={() => setDeleting(p)}>{t('common.delete')}</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          loading={profiles.loading && !profiles.data}
+          empty={list.length === 0 ? <EmptyState title={t('profiles.empty')}><p className="muted">{t('profiles.emptyHint')}</p></EmptyState> : null}
+          head={
+            <tr>
+              <th>{t('profiles.id')}</th>
+              <th>{t('profiles.model')}</th>
+              <th>{t('profiles.language')}</th>
+              <th>{t('profiles.thinking')}</th>
+              <th>{t('profiles.compression')}</th>
+              <th className="num">{t('profiles.timeout')}</th>
+              <th><span className="sr-only">{t('common.actions')}</span></th>
+            </tr>
+          }
+        >
+          {list.map((p) => (
+            <tr key={p.id}>
+              <td><div className="cell-title mono">{p.id}</div>{p.errors?.length ? <Badge tone="red">{t('profiles.hasErrors')}</Badge> : null}</td>
+              <td className="mono small">{p.model ?? <span className="muted">{t('common.none')}</span>} {p.model_is_default && <Badge tone="gray">{t('profiles.isDefault')}</Badge>}</td>
+              <td>{langLabel(p.language)}</td>
+              <td>{p.thinking.enabled ? <Badge tone="blue">{t('profiles.budget', { n: p.thinking.budget })}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
+              <td>{p.compression.enabled ? <Badge tone="green">{t('profiles.at', { n: p.compression.threshold_percent })}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
+              <td className="num">{p.timeout_seconds} s</td>
+              <td className="row-actions">
+                <button type="button" className="btn btn-small" aria-label={t('profiles.editNamed', { id: p.id })} onClick={() => setEditing(p)}>{t('common.edit')}</button>
+                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('profiles.deleteNamed', { id: p.id })} onClick={() => setDeleting(p)}>{t('common.delete')}</button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       </Card>
       {editing && (
         <ProfileEditor

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
 import { DefaultsCard } from './defaults-card';
 import { ProviderEditor } from './provider-editor';
 import { ProviderTest } from './provider-test';
@@ -37,49 +37,40 @@ export function ProvidersPage() {
       <ErrorBanner error={providers.error} />
       {providers.data && <DefaultsCard data={providers.data} />}
       <Card title={t('providers.configured')}>
-        {providers.loading && !providers.data ? (
-          <p className="muted">{t('common.loading')}</p>
-        ) : list.length === 0 ? (
-          <EmptyState title={t('providers.empty')}>
-            <p className="muted">{t('providers.emptyHint')}</p>
-          </EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>{t('common.name')}</th>
-                  <th>{t('providers.type')}</th>
-                  <th>{t('providers.status')}</th>
-                  <th className="num">{t('providers.models')}</th>
-                  <th>{t('providers.apiKey')}</th>
-                  <th>{t('providers.baseUrl')}</th>
-                  <th><span className="sr-only">{t('common.actions')}</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <tr key={p.id}>
-                    <td>
-                      <div className="cell-title">{p.name}</div>
-                      <div className="cell-sub mono">{p.id}</div>
-                    </td>
-                    <td>{t(TYPE_LABELS[p.type])}</td>
-                    <td>{p.enabled ? <Badge tone="green">{t('common.enabled')}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
-                    <td className="num">{p.models.length}</td>
-                    <td>{keyBadge(p)}</td>
-                    <td className="mono small truncate" title={p.base_url ?? ''}>{p.base_url ?? <span className="muted">{t('providers.defaultUrl')}</span>}</td>
-                    <td className="row-actions">
-                      <button type="button" className="btn btn-small" aria-label={t('providers.testNamed', { name: p.name })} onClick={() => setTesting(p)}>{t('providers.test')}</button>
-                      <button type="button" className="btn btn-small" aria-label={t('providers.editNamed', { name: p.name })} onClick={() => setEditing(p)}>{t('common.edit')}</button>
-                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('providers.deleteNamed', { name: p.name })} onClick={() => setDeleting(p)}>{t('common.delete')}</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          loading={providers.loading && !providers.data}
+          empty={list.length === 0 ? <EmptyState title={t('providers.empty')}><p className="muted">{t('providers.emptyHint')}</p></EmptyState> : null}
+          head={
+            <tr>
+              <th>{t('common.name')}</th>
+              <th>{t('providers.type')}</th>
+              <th>{t('providers.status')}</th>
+              <th className="num">{t('providers.models')}</th>
+              <th>{t('providers.apiKey')}</th>
+              <th>{t('providers.baseUrl')}</th>
+              <th><span className="sr-only">{t('common.actions')}</span></th>
+            </tr>
+          }
+        >
+          {list.map((p) => (
+            <tr key={p.id}>
+              <td>
+                <div className="cell-title">{p.name}</div>
+                <div className="cell-sub mono">{p.id}</div>
+              </td>
+              <td>{t(TYPE_LABELS[p.type])}</td>
+              <td>{p.enabled ? <Badge tone="green">{t('common.enabled')}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
+              <td className="num">{p.models.length}</td>
+              <td>{keyBadge(p)}</td>
+              <td className="mono small truncate" title={p.base_url ?? ''}>{p.base_url ?? <span className="muted">{t('providers.defaultUrl')}</span>}</td>
+              <td className="row-actions">
+                <button type="button" className="btn btn-small" aria-label={t('providers.testNamed', { name: p.name })} onClick={() => setTesting(p)}>{t('providers.test')}</button>
+                <button type="button" className="btn btn-small" aria-label={t('providers.editNamed', { name: p.name })} onClick={() => setEditing(p)}>{t('common.edit')}</button>
+                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('providers.deleteNamed', { name: p.name })} onClick={() => setDeleting(p)}>{t('common.delete')}</button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       </Card>
       {editing && (
         <ProviderEditor

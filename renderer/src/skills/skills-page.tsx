@@ -3,7 +3,7 @@ import { ApiFailure } from '../api/client';
 import { listOf, path, type SkillDocument, type SkillSummary } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors, ListTable } from '../ui/controls';
 
 const template = (name: string) => `---\nname: ${name || 'my-skill'}\ndescription: What this skill does and when to use it.\n---\n\n# ${name || 'My skill'}\n\nInstructions for the assistant.\n`;
 
@@ -19,35 +19,28 @@ export function SkillsPage() {
       <PageHeader title={t('nav.skills')} subtitle={t('skills.subtitle')} actions={<button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>{t('skills.add')}</button>} />
       <ErrorBanner error={skills.error} />
       <Card title={t('skills.all')}>
-        {skills.loading && !skills.data ? (
-          <p className="muted">{t('common.loading')}</p>
-        ) : list.length === 0 ? (
-          <EmptyState title={t('skills.empty')}><p className="muted">{t('skills.emptyHint')}</p></EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>{t('skills.name')}</th>
-                  <th>{t('skills.description')}</th>
-                  <th><span className="sr-only">{t('common.actions')}</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((s) => (
-                  <tr key={s.name}>
-                    <td className="cell-title mono">{s.name}</td>
-                    <td>{s.description ?? <span className="muted">—</span>} {s.errors?.length ? <Badge tone="red">{s.errors[0]}</Badge> : null}</td>
-                    <td className="row-actions">
-                      <button type="button" className="btn btn-small" aria-label={t('skills.editNamed', { name: s.name })} onClick={() => setEditing(s.name)}>{t('common.edit')}</button>
-                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('skills.deleteNamed', { name: s.name })} onClick={() => setDeleting(s.name)}>{t('common.delete')}</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          loading={skills.loading && !skills.data}
+          empty={list.length === 0 ? <EmptyState title={t('skills.empty')}><p className="muted">{t('skills.emptyHint')}</p></EmptyState> : null}
+          head={
+            <tr>
+              <th>{t('skills.name')}</th>
+              <th>{t('skills.description')}</th>
+              <th><span className="sr-only">{t('common.actions')}</span></th>
+            </tr>
+          }
+        >
+          {list.map((s) => (
+            <tr key={s.name}>
+              <td className="cell-title mono">{s.name}</td>
+              <td>{s.description ?? <span className="muted">—</span>} {s.errors?.length ? <Badge tone="red">{s.errors[0]}</Badge> : null}</td>
+              <td className="row-actions">
+                <button type="button" className="btn btn-small" aria-label={t('skills.editNamed', { name: s.name })} onClick={() => setEditing(s.name)}>{t('common.edit')}</button>
+                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('skills.deleteNamed', { name: s.name })} onClick={() => setDeleting(s.name)}>{t('common.delete')}</button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       </Card>
       {editing && <SkillEditor name={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={() => { setEditing(null); void skills.reload(); }} />}
       <ConfirmDialog

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { fileErrors, listOf, path, type McpView, type WorkspaceEntry } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
 import { ServerEditor } from './server-editor';
 
@@ -46,45 +46,38 @@ export function ToolServersPage() {
       {fileErrors(file.data).map((e) => <Notice key={e.file} tone="error">{t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}</Notice>)}
       <ErrorBanner error={file.error} />
       <Card title={scope === 'global' ? t('tools.global') : t('tools.workspaceServers')}>
-        {file.loading && !file.data ? (
-          <p className="muted">{t('common.loading')}</p>
-        ) : rows.length === 0 ? (
-          <EmptyState title={t('tools.empty')}><p className="muted">{t('tools.emptyHint')}</p></EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>{t('tools.name')}</th>
-                  <th>{t('tools.kind')}</th>
-                  <th>{t('tools.target')}</th>
-                  <th><span className="sr-only">{t('common.actions')}</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map(({ name, server, ro }) => {
-                  const kind = kindOf(server);
-                  const target = kind === 'stdio' ? [server.command, ...((server.args as string[] | undefined) ?? [])].join(' ') : String(server.url ?? '');
-                  return (
-                    <tr key={`${ro}:${name}`}>
-                      <td><div className="cell-title">{name}</div>{ro && <Badge tone="gray">{t('tools.readonly')}</Badge>}</td>
-                      <td><Badge tone={kind === 'stdio' ? 'blue' : 'green'}>{kind}</Badge></td>
-                      <td className="mono small truncate" title={target}>{target}</td>
-                      <td className="row-actions">
-                        {!ro && (
-                          <>
-                            <button type="button" className="btn btn-small" aria-label={t('tools.editNamed', { name })} onClick={() => setEditing({ draft: draftFromServer(name, server), editing: true })}>{t('common.edit')}</button>
-                            <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('tools.removeNamed', { name })} onClick={() => setRemoving(name)}>{t('tools.remove')}</button>
-                          </>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          loading={file.loading && !file.data}
+          empty={rows.length === 0 ? <EmptyState title={t('tools.empty')}><p className="muted">{t('tools.emptyHint')}</p></EmptyState> : null}
+          head={
+            <tr>
+              <th>{t('tools.name')}</th>
+              <th>{t('tools.kind')}</th>
+              <th>{t('tools.target')}</th>
+              <th><span className="sr-only">{t('common.actions')}</span></th>
+            </tr>
+          }
+        >
+          {rows.map(({ name, server, ro }) => {
+            const kind = kindOf(server);
+            const target = kind === 'stdio' ? [server.command, ...((server.args as string[] | undefined) ?? [])].join(' ') : String(server.url ?? '');
+            return (
+              <tr key={`${ro}:${name}`}>
+                <td><div className="cell-title">{name}</div>{ro && <Badge tone="gray">{t('tools.readonly')}</Badge>}</td>
+                <td><Badge tone={kind === 'stdio' ? 'blue' : 'green'}>{kind}</Badge></td>
+                <td className="mono small truncate" title={target}>{target}</td>
+                <td className="row-actions">
+                  {!ro && (
+                    <>
+                      <button type="button" className="btn btn-small" aria-label={t('tools.editNamed', { name })} onClick={() => setEditing({ draft: draftFromServer(name, server), editing: true })}>{t('common.edit')}</button>
+                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('tools.removeNamed', { name })} onClick={() => setRemoving(name)}>{t('tools.remove')}</button>
+                    </>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </ListTable>
       </Card>
       {editing && (
         <ServerEditor

@@ -221,3 +221,18 @@ export function useFormErrors() {
     },
   };
 }
+
+/** A list card's body: loading, its empty state, or the table (one home for that scaffolding). */
+export function ListTable({ loading, empty, head, children }: { loading: boolean; empty: ReactNode | null; head: ReactNode; children: ReactNode }) {
+  const t = useT();
+  if (loading) return <p className="muted">{t('common.loading')}</p>;
+  if (empty) return <>{empty}</>;
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>{head}</thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

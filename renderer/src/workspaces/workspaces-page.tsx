@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { fileErrors, listOf, path, type ProfileView, type WorkspaceEntry } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useI18n } from '../i18n/i18n';
-import { Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, Notice, PageHeader, useFormErrors } from '../ui/controls';
+import { Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, Notice, PageHeader, useFormErrors, ListTable } from '../ui/controls';
 
 function ProfileSelect(props: { value: string | null; profiles: ProfileView[]; onChange(v: string | null): void; label?: string; disabled?: boolean }) {
   const { t } = useI18n();
@@ -69,37 +69,30 @@ export function WorkspacesPage() {
       </Card>
       <Card title={t('workspaces.all')}>
         <ErrorBanner error={rowError} />
-        {workspaces.loading && !workspaces.data ? (
-          <p className="muted">{t('common.loading')}</p>
-        ) : list.length === 0 ? (
-          <EmptyState title={t('workspaces.empty')} />
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>{t('workspaces.name')}</th>
-                  <th>{t('workspaces.profile')}</th>
-                  <th>{t('workspaces.created')}</th>
-                  <th><span className="sr-only">{t('common.actions')}</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((w) => (
-                  <tr key={w.id}>
-                    <td><div className="cell-title">{w.name}</div><div className="cell-sub mono">{w.id}</div></td>
-                    <td><ProfileSelect label={t('workspaces.profileFor', { name: w.name })} value={w.profile_id} profiles={profileList} onChange={(v) => void bind(w, v)} /></td>
-                    <td className="small muted">{w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}</td>
-                    <td className="row-actions">
-                      <button type="button" className="btn btn-small" aria-label={t('workspaces.renameNamed', { name: w.name })} onClick={() => setRenaming(w)}>{t('workspaces.rename')}</button>
-                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('workspaces.deleteNamed', { name: w.name })} onClick={() => setDeleting(w)}>{t('common.delete')}</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          loading={workspaces.loading && !workspaces.data}
+          empty={list.length === 0 ? <EmptyState title={t('workspaces.empty')} /> : null}
+          head={
+            <tr>
+              <th>{t('workspaces.name')}</th>
+              <th>{t('workspaces.profile')}</th>
+              <th>{t('workspaces.created')}</th>
+              <th><span className="sr-only">{t('common.actions')}</span></th>
+            </tr>
+          }
+        >
+          {list.map((w) => (
+            <tr key={w.id}>
+              <td><div className="cell-title">{w.name}</div><div className="cell-sub mono">{w.id}</div></td>
+              <td><ProfileSelect label={t('workspaces.profileFor', { name: w.name })} value={w.profile_id} profiles={profileList} onChange={(v) => void bind(w, v)} /></td>
+              <td className="small muted">{w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}</td>
+              <td className="row-actions">
+                <button type="button" className="btn btn-small" aria-label={t('workspaces.renameNamed', { name: w.name })} onClick={() => setRenaming(w)}>{t('workspaces.rename')}</button>
+                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('workspaces.deleteNamed', { name: w.name })} onClick={() => setDeleting(w)}>{t('common.delete')}</button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       </Card>
       {renaming && <RenameDialog workspace={renaming} onClose={() => setRenaming(null)} onSaved={() => { setRenaming(null); void workspaces.reload(); }} />}
       <ConfirmDialog
