@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { send, type Reply } from './raw-http.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -178,34 +178,6 @@ export async function startPaired(options: StartOptions = {}): Promise<{ proc: B
 export function rawRequest(
   port: number,
   options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; host?: string },
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: options.host ?? '127.0.0.1',
-        port,
-        method: options.method ?? 'GET',
-        path: options.path ?? '/',
-        headers: options.headers,
-        setHost: !(options.headers && Object.keys(options.headers).some((h) => h.toLowerCase() === 'host')),
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
+): Promise<Reply> {
+  return send(port, { method: options.method, path: options.path, headers: options.headers, body: options.body, connect: options.host });
 }
