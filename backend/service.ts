@@ -14,7 +14,14 @@ import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
 import { errorMiddleware, notFoundHandler } from './http/errors.js';
-import { DESKTOP_RENDERER_ORIGIN, hostOriginGuard, isLoopbackAddress, limitJsonDepth, requireJsonBody, type OriginPolicy } from './http/guards.js';
+import {
+  DESKTOP_RENDERER_ORIGIN,
+  hostOriginGuard,
+  isLoopbackAddress,
+  limitJsonDepth,
+  requireJsonBody,
+  type OriginPolicy,
+} from './http/guards.js';
 import { accessLog, isReleaseMode } from './log/access-log.js';
 import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';

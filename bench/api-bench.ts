@@ -18,7 +18,12 @@ function provider(id: string, models: number) {
     type: 'compat',
     base_url: `http://127.0.0.1:9/${id}/v1`,
     api_key: `sk-${id}-0123456789abcdef`,
-    models: Array.from({ length: models }, (_, i) => ({ id: `${id}-model-${i}`, name: `Model ${i}`, context_window: 128_000, supports_tools: true })),
+    models: Array.from({ length: models }, (_, i) => ({
+      id: `${id}-model-${i}`,
+      name: `Model ${i}`,
+      context_window: 128_000,
+      supports_tools: true,
+    })),
   };
 }
 
@@ -35,7 +40,8 @@ export async function seedProviders(url: string, credential: string): Promise<vo
 
 async function load(url: string, seconds: number, headers: Record<string, string> = {}): Promise<number> {
   const r = await autocannon({ url: `${url}/api/config/providers`, connections: 50, duration: seconds, headers });
-  if (r.errors || r.non2xx || r.timeouts) throw new Error(`load on ${url}: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
+  if (r.errors || r.non2xx || r.timeouts)
+    throw new Error(`load on ${url}: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
   return r['2xx'] / r.duration;
 }
 

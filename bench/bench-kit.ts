@@ -74,9 +74,17 @@ export interface Listener {
  * Spawns a server that prints `listening on http://host:port`, then polls GET /health until 200.
  * The time is measured from just before spawn() to that answer, as a user starting it would see.
  */
-export async function startListener(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): Promise<Listener> {
+export async function startListener(
+  entry: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  nodeFlags: string[] = [],
+): Promise<Listener> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, entry, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, entry, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {

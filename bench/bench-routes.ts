@@ -7,7 +7,16 @@ import { routeSpeed } from './route-speed.js';
 const out = path.resolve('bench-results');
 const rows = routeQuality();
 console.log('Route quality (output ratio; reference = fine-grained optimum):');
-console.table(rows.map((r) => ({ case: r.case, size: `${r.sizeBps / 100}%`, vsReference: r.vsReference.toFixed(9), vsBestSingle: r.vsBestSingle.toFixed(6), vsFivePercent: r.vsFivePercent.toFixed(6), optimizerMs: r.optimizerMs.toFixed(2) })));
+console.table(
+  rows.map((r) => ({
+    case: r.case,
+    size: `${r.sizeBps / 100}%`,
+    vsReference: r.vsReference.toFixed(9),
+    vsBestSingle: r.vsBestSingle.toFixed(6),
+    vsFivePercent: r.vsFivePercent.toFixed(6),
+    optimizerMs: r.optimizerMs.toFixed(2),
+  })),
+);
 const quality = summarizeQuality(rows);
 console.log(quality);
 console.log('\nRoute build latency against the local chain (anvil):');

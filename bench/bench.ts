@@ -50,7 +50,11 @@ function table(figures: Figure[]): string {
   const head = ['figure', 'median', 'spread', 'n', 'baseline', 'ratio', 'target', ''];
   const rows = [head, ...figures.map(row)];
   const widths = head.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+      .join('  ')
+      .trimEnd();
   return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
@@ -77,12 +81,19 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const seconds = (performance.now() - t0) / 1000;
-  console.log(`\nBenchmarks (${os.cpus().length} CPUs, Node ${process.versions.node}, ${seconds.toFixed(0)} s). Spread: min–max of the runs.`);
+  console.log(
+    `\nBenchmarks (${os.cpus().length} CPUs, Node ${process.versions.node}, ${seconds.toFixed(0)} s). Spread: min–max of the runs.`,
+  );
   console.log(table(figures));
   for (const f of figures.filter((x) => x.note)) console.log(`  · ${f.name}: ${f.note}`);
   const out = path.join(ROOT, 'bench-results', 'bench.json');
   mkdirSync(path.dirname(out), { recursive: true });
-  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.versions.node, platform: `${os.platform()} ${os.release()}` };
+  const machine = {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    node: process.versions.node,
+    platform: `${os.platform()} ${os.release()}`,
+  };
   writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), machine, seconds, figures, failed }, null, 2)}\n`);
   console.log(`\nwritten ${path.relative(process.cwd(), out) || out}`);
   for (const f of failed) console.error(`\n${f.group} failed:\n${f.error}`);

@@ -46,7 +46,10 @@ export async function logBuffer(runs = 7, lines = 1_000_000): Promise<Figure[]> 
   }
   const base = { group: 'logs', unit: 'lines/s' };
   return [
-    figure({ ...base, name: 'log ring buffer append (ring + pairing-code scan)', target: { on: 'median', op: '>=', value: 1_000_000 } }, appended),
+    figure(
+      { ...base, name: 'log ring buffer append (ring + pairing-code scan)', target: { on: 'median', op: '>=', value: 1_000_000 } },
+      appended,
+    ),
     figure({ ...base, name: 'log capture of 40 kB chunks (split + ring + scan)', note: 'what the app does with a pipe read' }, written),
   ];
 }

@@ -43,8 +43,11 @@ export function v3Pool(depth: bigint, skew: number, fee: number, random: () => n
     const lower = base - half;
     const upper = base + half;
     // Liquidity so that the range holds roughly `depth / ranges` of token0.
-    const L = (depth / BigInt(ranges)) * 20_000n / BigInt(Math.max(1, Math.round(half / 2)));
-    for (const [t, net] of [[lower, L], [upper, -L]] as [number, bigint][]) {
+    const L = ((depth / BigInt(ranges)) * 20_000n) / BigInt(Math.max(1, Math.round(half / 2)));
+    for (const [t, net] of [
+      [lower, L],
+      [upper, -L],
+    ] as [number, bigint][]) {
       liquidityNet.set(t, (liquidityNet.get(t) ?? 0n) + net);
       const c = t / spacing;
       const word = c >> 8;
@@ -55,7 +58,15 @@ export function v3Pool(depth: bigint, skew: number, fee: number, random: () => n
   }
   // Every word of the tick range is "read", so a large trade can walk out of the ranges.
   for (let w = -58; w <= 58; w++) if (!bitmap.has(w)) bitmap.set(w, 0n);
-  const state: V3PoolState = { sqrtPriceX96: getSqrtRatioAtTick(tick), tick, liquidity: active, fee, tickSpacing: spacing, bitmap, liquidityNet };
+  const state: V3PoolState = {
+    sqrtPriceX96: getSqrtRatioAtTick(tick),
+    tick,
+    liquidity: active,
+    fee,
+    tickSpacing: spacing,
+    bitmap,
+    liquidityNet,
+  };
   return (a) => quoteV3ExactIn(state, a, true).amountOut;
 }
 
@@ -77,7 +88,11 @@ export function poolSet(seed: number, paths: number): PoolSetCase {
       const depth = E18 * BigInt(Math.round(50_000 + random() * 2_000_000));
       if (depth > deepest) deepest = depth;
       const skew = 0.995 + random() * 0.01;
-      quotes.push(random() < 0.5 ? v2Pool(depth, skew, random() < 0.5 ? 25 : 30) : v3Pool(depth, skew, [100, 500, 3000][Math.floor(random() * 3)], random));
+      quotes.push(
+        random() < 0.5
+          ? v2Pool(depth, skew, random() < 0.5 ? 25 : 30)
+          : v3Pool(depth, skew, [100, 500, 3000][Math.floor(random() * 3)], random),
+      );
     }
     candidates.push({
       quote: (a) => quotes.reduce((x, q) => q(x), a),

@@ -65,7 +65,9 @@ export async function rendererFigures(runs = 7): Promise<Figure[]> {
   let backend: Listener | undefined;
   const browser = await launchChromium();
   try {
-    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', '0', '-data', path.join(tmp, 'data')], { SERVICE_UI_DIR: UI_DIR });
+    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', '0', '-data', path.join(tmp, 'data')], {
+      SERVICE_UI_DIR: UI_DIR,
+    });
     const times: number[] = [];
     for (let r = 0; r < runs + 1; r++) {
       const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });

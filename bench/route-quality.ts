@@ -106,6 +106,9 @@ export function summarizeQuality(rows: QualityRow[]) {
     minVsBestSingle: Math.min(...rows.map((r) => r.vsBestSingle)),
     medianVsFivePercent: median(rows.map((r) => r.vsFivePercent)),
     optimizerP50Ms: median(rows.map((r) => r.optimizerMs)),
-    optimizerP99Ms: percentile(rows.map((r) => r.optimizerMs), 99),
+    optimizerP99Ms: percentile(
+      rows.map((r) => r.optimizerMs),
+      99,
+    ),
   };
 }

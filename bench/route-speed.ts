@@ -42,7 +42,11 @@ export interface SpeedResult {
 }
 
 async function post(url: string, body: unknown): Promise<void> {
-  const res = await fetch(`${url}/api/v1/route/build`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/v1/route/build`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`route build failed ${res.status}: ${text}`);
 }

@@ -7,7 +7,19 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BASELINE_SERVER, BUNDLED_BACKEND, TSC_BACKEND, figure, pair, pairedRatio, rssMb, sleep, startListener, type Figure, type Listener } from './bench-kit.js';
+import {
+  BASELINE_SERVER,
+  BUNDLED_BACKEND,
+  TSC_BACKEND,
+  figure,
+  pair,
+  pairedRatio,
+  rssMb,
+  sleep,
+  startListener,
+  type Figure,
+  type Listener,
+} from './bench-kit.js';
 import { median } from './stats.js';
 
 interface Subject {

@@ -47,7 +47,13 @@ export async function wsFanOut(clients = 500, rounds = 15): Promise<Figure[]> {
     const seeded = await fetch(`${backend.url}/api/config/providers`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ id: 'fan', name: 'Fan', type: 'compat', base_url: 'http://127.0.0.1:9/v1', models: [{ id: 'a' }, { id: 'b' }] }),
+      body: JSON.stringify({
+        id: 'fan',
+        name: 'Fan',
+        type: 'compat',
+        base_url: 'http://127.0.0.1:9/v1',
+        models: [{ id: 'a' }, { id: 'b' }],
+      }),
     });
     if (seeded.status !== 201) throw new Error(`seeding: ${seeded.status} ${await seeded.text()}`);
     const wsUrl = `${backend.url.replace(/^http/, 'ws')}/ws?service_credential=${encodeURIComponent(credential)}`;
@@ -61,7 +67,11 @@ export async function wsFanOut(clients = 500, rounds = 15): Promise<Figure[]> {
     for (let r = 0; r < rounds + 1; r++) {
       const all = Promise.all(receivers.map((rc) => new Promise<void>((resolve) => (rc.next = resolve))));
       const t0 = performance.now();
-      const res = await fetch(`${backend.url}/api/config/defaults`, { method: 'PUT', headers, body: JSON.stringify({ provider: 'fan', model: r % 2 ? 'a' : 'b' }) });
+      const res = await fetch(`${backend.url}/api/config/defaults`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ provider: 'fan', model: r % 2 ? 'a' : 'b' }),
+      });
       const answered = performance.now();
       if (res.status !== 200) throw new Error(`PUT /api/config/defaults: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
@@ -70,7 +80,12 @@ export async function wsFanOut(clients = 500, rounds = 15): Promise<Figure[]> {
       const delays = receivers.map((rc) => rc.at - t0);
       const first = Math.min(...delays);
       fromWrite.push(percentile(delays, 99));
-      fromFirst.push(percentile(delays.map((d) => d - first), 99));
+      fromFirst.push(
+        percentile(
+          delays.map((d) => d - first),
+          99,
+        ),
+      );
       writeMs.push(answered - t0);
     }
     const base = { group: 'websocket', unit: 'ms' };

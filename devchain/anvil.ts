@@ -35,7 +35,9 @@ export function anvilBinary(): string {
   } catch {
     const onPath = spawnSync(process.platform === 'win32' ? 'where' : 'which', ['anvil'], { encoding: 'utf8' });
     if (onPath.status === 0 && onPath.stdout.trim()) return onPath.stdout.trim().split(/\r?\n/)[0]!;
-    throw new Error(`anvil binary package ${pkg} is not installed: run \`npm install --no-save ${pkg}\` (or install foundry's anvil and put it on PATH)`);
+    throw new Error(
+      `anvil binary package ${pkg} is not installed: run \`npm install --no-save ${pkg}\` (or install foundry's anvil and put it on PATH)`,
+    );
   }
   return path.join(dir, 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
 }
@@ -48,11 +50,16 @@ export function anvilBinary(): string {
 export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilNode> {
   const chainId = options.chainId ?? 56;
   const args = [
-    '--host', '127.0.0.1',
-    '--port', String(options.port ?? 0),
-    '--chain-id', String(chainId),
-    '--hardfork', 'cancun',
-    '--gas-limit', '100000000',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port ?? 0),
+    '--chain-id',
+    String(chainId),
+    '--hardfork',
+    'cancun',
+    '--gas-limit',
+    '100000000',
   ];
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;

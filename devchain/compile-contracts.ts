@@ -31,7 +31,9 @@ const SETTINGS = {
 
 function readSources(): Record<string, { content: string }> {
   const sources: Record<string, { content: string }> = {};
-  for (const name of readdirSync(contractsDir).filter((n) => n.endsWith('.sol')).sort()) {
+  for (const name of readdirSync(contractsDir)
+    .filter((n) => n.endsWith('.sol'))
+    .sort()) {
     sources[name] = { content: readFileSync(path.join(contractsDir, name), 'utf8') };
   }
   return sources;

@@ -54,7 +54,10 @@ export function queuePools(
       keccak256(solidityPacked(['address', 'address'], [t0.address, t1.address])),
       uni.v2PairInitCodeHash,
     );
-    tx.call(`${plan.source} createPair ${plan.a}/${plan.b}`, factory, uni.v2Factory.abi as InterfaceAbi, 'createPair', [t0.address, t1.address]);
+    tx.call(`${plan.source} createPair ${plan.a}/${plan.b}`, factory, uni.v2Factory.abi as InterfaceAbi, 'createPair', [
+      t0.address,
+      t1.address,
+    ]);
     for (const t of [t0, t1]) {
       const amount = rawAmountForUsd(plan.depthUsd, t.priceMicroUsd, t.decimals);
       tx.call(`fund pair ${plan.a}/${plan.b}`, t.address, tokenAbi, 'transfer', [address, amount], 100_000n);
@@ -80,7 +83,14 @@ export function queuePools(
       uni.v3PoolInitCodeHash,
     );
     const label = `${plan.source} ${plan.a}/${plan.b} ${plan.fee}`;
-    tx.call(`createPool ${label}`, factory, uni.v3Factory.abi as InterfaceAbi, 'createPool', [t0.address, t1.address, plan.fee], 6_000_000n);
+    tx.call(
+      `createPool ${label}`,
+      factory,
+      uni.v3Factory.abi as InterfaceAbi,
+      'createPool',
+      [t0.address, t1.address, plan.fee],
+      6_000_000n,
+    );
     const sqrtPrice = sqrtPriceX96(t0, t1);
     tx.call(`initialize ${label}`, address, uni.v3Pool.abi as InterfaceAbi, 'initialize', [sqrtPrice], 200_000n);
     // Liquidity of a full-range pool holding depthUsd on each side: sqrt(x * y).
@@ -89,9 +99,25 @@ export function queuePools(
     );
     const positions = positionsAround(approxTick(sqrtPrice), tier.tickSpacing, base);
     for (const p of positions) {
-      tx.call(`mint ${label} [${p.lower},${p.upper}]`, addresses.liquidityHelper, compiled.V3LiquidityHelper!.abi as InterfaceAbi, 'mint', [address, p.lower, p.upper, p.liquidity], 1_000_000n);
+      tx.call(
+        `mint ${label} [${p.lower},${p.upper}]`,
+        addresses.liquidityHelper,
+        compiled.V3LiquidityHelper!.abi as InterfaceAbi,
+        'mint',
+        [address, p.lower, p.upper, p.liquidity],
+        1_000_000n,
+      );
     }
-    pools.push({ source: plan.source, kind: 'v3', address, token0: t0.address, token1: t1.address, fee: plan.fee, tickSpacing: tier.tickSpacing, positions });
+    pools.push({
+      source: plan.source,
+      kind: 'v3',
+      address,
+      token0: t0.address,
+      token1: t1.address,
+      fee: plan.fee,
+      tickSpacing: tier.tickSpacing,
+      positions,
+    });
   }
   return pools;
 }

@@ -88,7 +88,10 @@ export function queueContracts(
     const factory = tx.deploy(`${name} factory`, uni.v3Factory, [], 7_000_000n);
     for (const tier of V3_FEE_TIERS[name]) {
       if (tier.fee === 500 || tier.fee === 3000 || tier.fee === 10000) continue; // enabled by the constructor
-      tx.call(`${name} enable fee ${tier.fee}`, factory, uni.v3Factory.abi as InterfaceAbi, 'enableFeeAmount', [tier.fee, tier.tickSpacing]);
+      tx.call(`${name} enable fee ${tier.fee}`, factory, uni.v3Factory.abi as InterfaceAbi, 'enableFeeAmount', [
+        tier.fee,
+        tier.tickSpacing,
+      ]);
     }
     return { kind: 'v3', factory, adapter: tx.deploy(`${name} adapter`, c('V3Adapter'), [factory]) };
   };

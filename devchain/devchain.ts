@@ -13,8 +13,14 @@ import { loadUniswapArtifacts, type UniswapArtifacts } from './uniswap-artifacts
 
 /** anvil's default accounts, derived from its public test mnemonic. Never use them on a real chain. */
 export const ANVIL_ACCOUNTS = [
-  { address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' },
-  { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' },
+  {
+    address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  },
+  {
+    address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  },
 ] as const;
 
 export interface DevchainOptions {
@@ -54,13 +60,17 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
   const compiled = compileContracts();
   const uniswap = loadUniswapArtifacts();
   const node = await startAnvil({ chainId: 56 });
-  const provider = new JsonRpcProvider(node.rpcUrl, { chainId: node.chainId, name: 'devchain' }, {
-    staticNetwork: true,
-    batchMaxCount: 50,
-    batchStallTime: 0,
-    // Balances are read right after each swap: a cached answer would be stale.
-    cacheTimeout: -1,
-  });
+  const provider = new JsonRpcProvider(
+    node.rpcUrl,
+    { chainId: node.chainId, name: 'devchain' },
+    {
+      staticNetwork: true,
+      batchMaxCount: 50,
+      batchStallTime: 0,
+      // Balances are read right after each swap: a cached answer would be stale.
+      cacheTimeout: -1,
+    },
+  );
   try {
     await provider.send('anvil_setBalance', [ANVIL_ACCOUNTS[0].address, '0x' + (10n ** 24n).toString(16)]);
     const tx = await TxSender.create(provider, ANVIL_ACCOUNTS[0].address);
@@ -147,6 +157,8 @@ async function verifyPools(provider: JsonRpcProvider, uni: UniswapArtifacts, poo
   const codes = await Promise.all(pools.map((p) => provider.getCode(p.address)));
   const missing = pools.filter((_, i) => codes[i] === '0x');
   if (missing.length > 0) {
-    throw new Error(`pools not at their derived addresses: ${missing.map((p) => p.address).join(', ')} (init code hash ${uni.v3PoolInitCodeHash})`);
+    throw new Error(
+      `pools not at their derived addresses: ${missing.map((p) => p.address).join(', ')} (init code hash ${uni.v3PoolInitCodeHash})`,
+    );
   }
 }

@@ -38,20 +38,28 @@ function args(argv: string[]) {
 async function main(): Promise<void> {
   const opts = args(process.argv.slice(2));
   const route = JSON.parse(readFileSync(opts.file, 'utf8')) as Record<string, string>;
-  if (!route.executorData) throw new Error(`${opts.file} is not a route response (no executorData): ${JSON.stringify(route).slice(0, 200)}`);
+  if (!route.executorData)
+    throw new Error(`${opts.file} is not a route response (no executorData): ${JSON.stringify(route).slice(0, 200)}`);
   const provider = new JsonRpcProvider(opts.rpc, undefined, { staticNetwork: true, cacheTimeout: -1 });
   const from = opts.from ?? (await provider.listAccounts())[1]!.address;
   const signer = await provider.getSigner(from);
   const recipient = opts.to ?? from;
   const balance = async () =>
-    route.tokenOut.toLowerCase() === NATIVE ? provider.getBalance(recipient) : ((await new Contract(route.tokenOut, ERC20, provider).getFunction('balanceOf')(recipient)) as bigint);
+    route.tokenOut.toLowerCase() === NATIVE
+      ? provider.getBalance(recipient)
+      : ((await new Contract(route.tokenOut, ERC20, provider).getFunction('balanceOf')(recipient)) as bigint);
   if (route.tokenIn.toLowerCase() !== NATIVE) {
     const tx = await new Contract(route.tokenIn, ERC20, signer).getFunction('approve').send(route.executorAddress, BigInt(route.amountIn));
     await tx.wait();
     console.log(`approved ${route.amountIn} for ${route.executorAddress} (tx ${tx.hash})`);
   }
   const before = await balance();
-  const tx = await signer.sendTransaction({ to: route.aggregatorAddress, data: route.executorData, value: BigInt(route.value), gasLimit: BigInt(route.gas) * 2n });
+  const tx = await signer.sendTransaction({
+    to: route.aggregatorAddress,
+    data: route.executorData,
+    value: BigInt(route.value),
+    gasLimit: BigInt(route.gas) * 2n,
+  });
   const receipt = await tx.wait();
   const fee = route.tokenOut.toLowerCase() === NATIVE && recipient === from ? receipt!.gasUsed * receipt!.gasPrice : 0n;
   const received = (await balance()) - before + fee;

@@ -34,11 +34,7 @@ const EXCHANGES: Record<SourceName, string[]> = {
 };
 
 /** swap.yaml for the devchain, in the DESIGN section 5 shape (chain "bsc", chain id 56). */
-export function buildSwapYaml(
-  rpcUrl: string,
-  addresses: DevchainAddresses,
-  tokens: DevchainToken[],
-): { object: SwapYaml; text: string } {
+export function buildSwapYaml(rpcUrl: string, addresses: DevchainAddresses, tokens: DevchainToken[]): { object: SwapYaml; text: string } {
   const addressOf = (symbol: string): string => {
     const t = tokens.find((x) => x.symbol === symbol);
     if (!t) throw new Error(`unknown token ${symbol}`);

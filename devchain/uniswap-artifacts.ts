@@ -38,8 +38,7 @@ function load(relative: string, bytecodeOf: (json: Record<string, unknown>) => u
 export function loadUniswapArtifacts(): UniswapArtifacts {
   const v2 = (name: string): CompiledContract =>
     load(`@uniswap/v2-core/build/${name}.json`, (j) => (j.evm as { bytecode?: { object?: string } })?.bytecode?.object ?? j.bytecode);
-  const v3 = (name: string): CompiledContract =>
-    load(`@uniswap/v3-core/artifacts/contracts/${name}.sol/${name}.json`, (j) => j.bytecode);
+  const v3 = (name: string): CompiledContract => load(`@uniswap/v3-core/artifacts/contracts/${name}.sol/${name}.json`, (j) => j.bytecode);
   const v2Pair = v2('UniswapV2Pair');
   const v3Pool = v3('UniswapV3Pool');
   return {

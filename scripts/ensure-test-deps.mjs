@@ -19,7 +19,11 @@ if (!existsSync(CHROMIUM)) {
       process.exit(1);
     }
     console.log('installing Chromium for the browser tests (apt-get install chromium)…');
-    const run = (args) => execFileSync(sudo[0] ?? args[0], sudo.length ? args : args.slice(1), { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const run = (args) =>
+      execFileSync(sudo[0] ?? args[0], sudo.length ? args : args.slice(1), {
+        stdio: 'inherit',
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
     run(['apt-get', 'update', '-qq']);
     run(['apt-get', 'install', '-y', '-qq', 'chromium']);
   } else {

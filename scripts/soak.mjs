@@ -23,7 +23,23 @@ const agg = new FakeAggregator();
 await agg.start();
 agg.reply = (url, res) => {
   const amountIn = BigInt(url.searchParams.get('amountIn') ?? '1');
-  json(res, 200, answer(USDT, USDC, amountIn, [[{ pool: '0x16b9a82891338f9ba80e2d6970fdda79d1eb0dae', tokenIn: USDT.toLowerCase(), tokenOut: USDC.toLowerCase(), swapAmount: amountIn.toString(), amountOut: (amountIn * 99n / 100n).toString(), exchange: 'pancake', poolType: 'pancake' }]]));
+  json(
+    res,
+    200,
+    answer(USDT, USDC, amountIn, [
+      [
+        {
+          pool: '0x16b9a82891338f9ba80e2d6970fdda79d1eb0dae',
+          tokenIn: USDT.toLowerCase(),
+          tokenOut: USDC.toLowerCase(),
+          swapAmount: amountIn.toString(),
+          amountOut: ((amountIn * 99n) / 100n).toString(),
+          exchange: 'pancake',
+          poolType: 'pancake',
+        },
+      ],
+    ]),
+  );
 };
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'svc-soak-'));
@@ -53,24 +69,34 @@ const ready = new Promise((resolve, reject) => {
 const { port, swapPort, code } = await ready;
 const api = `http://127.0.0.1:${port}`;
 
-const claim = await fetch(`${api}/api/pairing/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pairing_code: code }) });
+const claim = await fetch(`${api}/api/pairing/claim`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ pairing_code: code }),
+});
 const { credential } = await claim.json();
 const auth = { authorization: `Bearer ${credential}` };
 
 const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024;
 
 // 100 WebSocket clients, each counting the config.changed events it receives.
-const clients = await Promise.all(Array.from({ length: CLIENTS }, () => new Promise((resolve, reject) => {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?service_credential=${credential}`);
-  const client = { socket, events: 0, closed: false };
-  socket.on('message', (data) => {
-    const msg = JSON.parse(String(data));
-    if (msg.type === 'config.changed' && msg.resource === 'profiles') client.events += 1;
-  });
-  socket.on('close', () => (client.closed = true));
-  socket.on('open', () => resolve(client));
-  socket.on('error', reject);
-})));
+const clients = await Promise.all(
+  Array.from(
+    { length: CLIENTS },
+    () =>
+      new Promise((resolve, reject) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?service_credential=${credential}`);
+        const client = { socket, events: 0, closed: false };
+        socket.on('message', (data) => {
+          const msg = JSON.parse(String(data));
+          if (msg.type === 'config.changed' && msg.resource === 'profiles') client.events += 1;
+        });
+        socket.on('close', () => (client.closed = true));
+        socket.on('open', () => resolve(client));
+        socket.on('error', reject);
+      }),
+  ),
+);
 
 // Warm up, then the baseline RSS.
 await fetch(`${api}/api/config/providers`, { headers: auth });
@@ -86,7 +112,11 @@ let writeErrors = 0;
 let writing = true;
 const writer = (async () => {
   for (let i = 0; writing; i++) {
-    const r = await fetch(`${api}/api/profiles/soak`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ timeout_seconds: 60 + (i % 1000) }) });
+    const r = await fetch(`${api}/api/profiles/soak`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ timeout_seconds: 60 + (i % 1000) }),
+    });
     await r.arrayBuffer();
     if (r.ok) writes += 1;
     else writeErrors += 1;
@@ -94,12 +124,24 @@ const writer = (async () => {
   }
 })();
 
-const buildBody = JSON.stringify({ chain: 'bsc', tokenIn: USDT, tokenOut: USDC, amountIn: '1000000000000000000', sender: '0x1111111111111111111111111111111111111111', deadline: Math.floor(Date.now() / 1000) + SECONDS + 600 });
-const probe = await fetch(`http://127.0.0.1:${swapPort}/api/v1/route/build`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: buildBody });
+const buildBody = JSON.stringify({
+  chain: 'bsc',
+  tokenIn: USDT,
+  tokenOut: USDC,
+  amountIn: '1000000000000000000',
+  sender: '0x1111111111111111111111111111111111111111',
+  deadline: Math.floor(Date.now() / 1000) + SECONDS + 600,
+});
+const probe = await fetch(`http://127.0.0.1:${swapPort}/api/v1/route/build`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: buildBody,
+});
 if (probe.status !== 200) throw new Error(`route build probe: ${probe.status} ${await probe.text()}`);
 
 let firstFailure = '';
-const run = (opts) => new Promise((resolve, reject) => autocannon({ duration: SECONDS, ...opts }, (err, result) => (err ? reject(err) : resolve(result))));
+const run = (opts) =>
+  new Promise((resolve, reject) => autocannon({ duration: SECONDS, ...opts }, (err, result) => (err ? reject(err) : resolve(result))));
 const [apiResult, swapResult] = await Promise.all([
   run({
     url: api,
@@ -115,15 +157,17 @@ const [apiResult, swapResult] = await Promise.all([
   run({
     url: `http://127.0.0.1:${swapPort}`,
     connections: 8,
-    requests: [{
-      method: 'POST',
-      path: '/api/v1/route/build',
-      headers: { 'content-type': 'application/json' },
-      body: buildBody,
-      onResponse: (status, body) => {
-        if (status !== 200 && !firstFailure) firstFailure = `${status} ${body}`;
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/route/build',
+        headers: { 'content-type': 'application/json' },
+        body: buildBody,
+        onResponse: (status, body) => {
+          if (status !== 200 && !firstFailure) firstFailure = `${status} ${body}`;
+        },
       },
-    }],
+    ],
   }),
 ]);
 writing = false;
@@ -134,12 +178,28 @@ await new Promise((res) => setTimeout(res, 500));
 const rssAfter = rss();
 
 const delivered = clients.map((c) => c.events);
-const summary = (r) => ({ requests: r.requests.total, rps: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, max_ms: r.latency.max, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx });
+const summary = (r) => ({
+  requests: r.requests.total,
+  rps: Math.round(r.requests.average),
+  p50_ms: r.latency.p50,
+  p99_ms: r.latency.p99,
+  max_ms: r.latency.max,
+  errors: r.errors,
+  timeouts: r.timeouts,
+  non2xx: r.non2xx,
+});
 const report = {
   seconds: SECONDS,
   protected_api: summary(apiResult),
   route_build: summary(swapResult),
-  websocket: { clients: CLIENTS, still_open: clients.filter((c) => !c.closed).length, profile_writes: writes, write_errors: writeErrors, events_min: Math.min(...delivered), events_max: Math.max(...delivered) },
+  websocket: {
+    clients: CLIENTS,
+    still_open: clients.filter((c) => !c.closed).length,
+    profile_writes: writes,
+    write_errors: writeErrors,
+    events_min: Math.min(...delivered),
+    events_max: Math.max(...delivered),
+  },
   rss_mib: { before: Number(rssBefore.toFixed(1)), every_10s: rssSamples, after: Number(rssAfter.toFixed(1)) },
 };
 console.log(JSON.stringify(report, null, 2));
@@ -150,12 +210,16 @@ await agg.stop();
 rmSync(base, { recursive: true, force: true });
 
 const failures = [];
-for (const [name, r] of [['protected API', apiResult], ['route build', swapResult]]) {
+for (const [name, r] of [
+  ['protected API', apiResult],
+  ['route build', swapResult],
+]) {
   if (r.errors || r.timeouts || r.non2xx) failures.push(`${name}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`);
 }
 if (writeErrors) failures.push(`${writeErrors} profile writes failed`);
 if (report.websocket.still_open !== CLIENTS) failures.push(`${CLIENTS - report.websocket.still_open} WebSocket clients were dropped`);
-if (report.websocket.events_min !== writes || report.websocket.events_max !== writes) failures.push(`event delivery: ${writes} writes, clients got ${report.websocket.events_min}..${report.websocket.events_max}`);
+if (report.websocket.events_min !== writes || report.websocket.events_max !== writes)
+  failures.push(`event delivery: ${writes} writes, clients got ${report.websocket.events_min}..${report.websocket.events_max}`);
 if (firstFailure) failures.push(`first failed route build: ${firstFailure.slice(0, 300)}`);
 if (failures.length) {
   console.error(`soak FAILED:\n  ${failures.join('\n  ')}`);

@@ -36,7 +36,7 @@ function fetchElectron() {
 }
 
 const headless = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
-const electron = headless ? null : electronBinary() ?? fetchElectron();
+const electron = headless ? null : (electronBinary() ?? fetchElectron());
 if (!electron) {
   const why = headless ? 'No display found' : 'Electron binary is not installed';
   console.log(`${why}; starting the headless backend instead (npm run backend).`);

@@ -36,7 +36,10 @@ export async function handleRequest<C extends InvokeChannel>(
   handler: InvokeHandler<C>,
 ): Promise<IpcResult<ResponseValues[C]>> {
   if (!isTrustedSenderUrl(senderUrl)) {
-    return { ok: false, error: { code: 'untrusted_sender', message: `${channel}: refused a request from ${senderUrl ?? 'an unknown frame'}` } };
+    return {
+      ok: false,
+      error: { code: 'untrusted_sender', message: `${channel}: refused a request from ${senderUrl ?? 'an unknown frame'}` },
+    };
   }
   const parsed = parseRequest(channel, payload);
   if (!parsed.ok) return parsed;

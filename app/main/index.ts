@@ -34,7 +34,11 @@ async function run(): Promise<void> {
   });
   await app.whenReady();
 
-  const paths = runtimePaths({ isPackaged: app.isPackaged, appRoot: path.resolve(MAIN_DIR, '../..'), resourcesPath: process.resourcesPath });
+  const paths = runtimePaths({
+    isPackaged: app.isPackaged,
+    appRoot: path.resolve(MAIN_DIR, '../..'),
+    resourcesPath: process.resourcesPath,
+  });
   // The same data directory as the headless service, so both see one configuration.
   const dataDir = defaultDataDir();
   const logDir = app.getPath('logs');

@@ -19,7 +19,9 @@ const LOG_BATCH_MS = 100;
 
 function handle<C extends InvokeChannel>(channel: C, handler: InvokeHandler<C>): void {
   // The sender is checked on the frame that sent the message, not on the window's main frame.
-  ipcMain.handle(channel, (event: IpcMainInvokeEvent, payload: unknown) => handleRequest(channel, event.senderFrame?.url, payload, handler));
+  ipcMain.handle(channel, (event: IpcMainInvokeEvent, payload: unknown) =>
+    handleRequest(channel, event.senderFrame?.url, payload, handler),
+  );
 }
 
 async function openFolder(folder: string): Promise<null> {

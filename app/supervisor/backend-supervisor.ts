@@ -109,8 +109,7 @@ export class BackendSupervisor {
     const attempt = this.failures + 1;
     const { preferredPort = 8080, preferredSwapPort = 8081 } = this.options;
     const port = await choosePort([this.lastPort ?? preferredPort, preferredPort]);
-    const swapPort =
-      preferredSwapPort === 'off' ? 'off' : await choosePort([this.lastSwapPort ?? preferredSwapPort, preferredSwapPort]);
+    const swapPort = preferredSwapPort === 'off' ? 'off' : await choosePort([this.lastSwapPort ?? preferredSwapPort, preferredSwapPort]);
     if (generation !== this.generation) return;
     this.setState({ status: 'starting', attempt, port });
     this.note(`starting the backend (attempt ${attempt}) on ${port === 0 ? 'any free port' : `port ${port}`}`);

@@ -50,9 +50,7 @@ function killTree(child: ChildProcess): void {
   if (!isRunning(child) || child.pid === undefined) return;
   if (process.platform === 'win32') {
     // Windows has no signals or process groups: taskkill /T takes the children with it.
-    spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () =>
-      child.kill(),
-    );
+    spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => child.kill());
   } else {
     child.kill('SIGKILL');
   }

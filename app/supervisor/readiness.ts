@@ -67,7 +67,8 @@ export function waitForReady(
       finish(new StartFailure(`the backend ${describeExit(code, signal)} before it was ready`, code ?? (signal ? -1 : null)));
     const onError = (err: Error) => finish(new StartFailure(`cannot start the backend: ${err.message}`, null));
     const timer = setTimeout(() => {
-      const missing = url === null ? 'no "listening on" line' : !polling ? 'no "swap builder listening on" line' : 'GET /health never answered 200';
+      const missing =
+        url === null ? 'no "listening on" line' : !polling ? 'no "swap builder listening on" line' : 'GET /health never answered 200';
       finish(new StartFailure(`the backend was not ready within ${options.timeoutMs} ms (${missing})`, null));
     }, options.timeoutMs);
 

@@ -5,9 +5,20 @@ import { limitJsonDepth } from '../http/guards.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 
 export const ClaimSchema = z.object({
-  pairing_code: z.string({ error: 'pairing_code must be a string of 6 digits' }).max(64, 'pairing_code must be a string of 6 digits').optional(),
-  bootstrap_secret: z.string({ error: 'bootstrap_secret must be a string' }).max(1024, 'bootstrap_secret must be at most 1024 characters').optional(),
-  display_name: z.string({ error: 'display_name must be a string' }).trim().min(1).max(100, 'display_name must be at most 100 characters').optional(),
+  pairing_code: z
+    .string({ error: 'pairing_code must be a string of 6 digits' })
+    .max(64, 'pairing_code must be a string of 6 digits')
+    .optional(),
+  bootstrap_secret: z
+    .string({ error: 'bootstrap_secret must be a string' })
+    .max(1024, 'bootstrap_secret must be at most 1024 characters')
+    .optional(),
+  display_name: z
+    .string({ error: 'display_name must be a string' })
+    .trim()
+    .min(1)
+    .max(100, 'display_name must be at most 100 characters')
+    .optional(),
 });
 
 /** Unauthenticated pairing endpoints: status and claim (claim bodies are capped at 4 KiB). */

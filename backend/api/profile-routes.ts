@@ -7,7 +7,9 @@ import type { WsHub } from '../ws/ws-hub.js';
 
 export function checkProfileId(id: unknown): string {
   if (typeof id !== 'string' || !isSafeName(id)) {
-    throw new ApiError('validation_failed', 'id must be 1-64 letters, digits, ".", "_" or "-" without ".." or path separators.', { field: 'id' });
+    throw new ApiError('validation_failed', 'id must be 1-64 letters, digits, ".", "_" or "-" without ".." or path separators.', {
+      field: 'id',
+    });
   }
   return id;
 }
@@ -21,10 +23,16 @@ async function checkModel(stores: ManagedStores, profile: Profile): Promise<void
   const provider = config.snapshot().providers.find((p) => p.id === providerId);
   const model = provider?.models.find((m) => m.id === rest.join(':'));
   if (profile.model !== undefined && !model) {
-    throw new ApiError('validation_failed', `model must name a configured provider and one of its models (${profile.model} is unknown).`, { field: 'model' });
+    throw new ApiError('validation_failed', `model must name a configured provider and one of its models (${profile.model} is unknown).`, {
+      field: 'model',
+    });
   }
   if (profile.thinking.enabled && !model?.supports_thinking) {
-    throw new ApiError('validation_failed', `thinking.enabled needs a model with supports_thinking (${ref ?? 'no model'} does not support it).`, { field: 'thinking.enabled' });
+    throw new ApiError(
+      'validation_failed',
+      `thinking.enabled needs a model with supports_thinking (${ref ?? 'no model'} does not support it).`,
+      { field: 'thinking.enabled' },
+    );
   }
 }
 

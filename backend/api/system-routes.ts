@@ -16,7 +16,11 @@ export function publicSystemRoutes(): Router {
 }
 
 const LogsQuery = z.object({
-  since: z.coerce.number({ error: 'since must be a non-negative integer' }).int('since must be a non-negative integer').nonnegative('since must be a non-negative integer').default(0),
+  since: z.coerce
+    .number({ error: 'since must be a non-negative integer' })
+    .int('since must be a non-negative integer')
+    .nonnegative('since must be a non-negative integer')
+    .default(0),
 });
 
 /** `/api/logs?since=N`: lines of this process after sequence number N. */

@@ -10,7 +10,9 @@ const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Workspace ids become folder names: anything that could leave workspaces/ is a 400. */
 export function checkWorkspaceId(id: string): string {
   if (!WORKSPACE_ID.test(id)) {
-    throw new ApiError('validation_failed', 'id must be 1-64 letters, digits, "_" or "-" (no "..", path separators or NUL).', { field: 'id' });
+    throw new ApiError('validation_failed', 'id must be 1-64 letters, digits, "_" or "-" (no "..", path separators or NUL).', {
+      field: 'id',
+    });
   }
   return id;
 }

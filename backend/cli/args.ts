@@ -60,7 +60,9 @@ function parseOrigin(value: string): string {
     throw new UsageError(`invalid value "${value}" for flag -allow-origin: must be an origin like http://localhost:5173`);
   }
   if (url.origin === 'null' || url.origin !== value.replace(/\/$/, '')) {
-    throw new UsageError(`invalid value "${value}" for flag -allow-origin: must be an origin like http://localhost:5173 (scheme, host, optional port)`);
+    throw new UsageError(
+      `invalid value "${value}" for flag -allow-origin: must be an origin like http://localhost:5173 (scheme, host, optional port)`,
+    );
   }
   return url.origin;
 }

@@ -64,7 +64,9 @@ export class ConfigStore {
     }
     for (const provider of this.current.providers) {
       if (provider.base_url?.endsWith('/')) {
-        this.options.logger.info(`warning: ${this.options.file}: provider ${provider.id} base_url ends with "/"; using it without the slash`);
+        this.options.logger.info(
+          `warning: ${this.options.file}: provider ${provider.id} base_url ends with "/"; using it without the slash`,
+        );
       }
     }
     return this.current;
@@ -149,12 +151,22 @@ export function parseConfig(file: string, text: string): ConfigSnapshot {
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined) => (offset === undefined ? null : lineCounter.linePos(offset).line);
   if (document.errors.length > 0) {
-    const problems = document.errors.map((e) => ({ file, line: e.linePos?.[0]?.line ?? lineOf(e.pos[0]), message: e.message.split('\n')[0] }));
+    const problems = document.errors.map((e) => ({
+      file,
+      line: e.linePos?.[0]?.line ?? lineOf(e.pos[0]),
+      message: e.message.split('\n')[0],
+    }));
     return { providers: [], defaults: {}, problems, broken: true, document: null };
   }
   const root: unknown = document.toJS() ?? {};
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
-    return { providers: [], defaults: {}, problems: [{ file, line: 1, message: 'the top level must be a mapping with providers and defaults' }], broken: true, document: null };
+    return {
+      providers: [],
+      defaults: {},
+      problems: [{ file, line: 1, message: 'the top level must be a mapping with providers and defaults' }],
+      broken: true,
+      document: null,
+    };
   }
   const problems: ConfigProblem[] = [];
   const nodeLine = (path: (string | number)[]) => {
@@ -167,7 +179,7 @@ export function parseConfig(file: string, text: string): ConfigSnapshot {
     problems.push({ file, line: nodeLine(['providers']), message: 'providers must be a list' });
   } else {
     const seen = new Set<string>();
-    (raw.providers as unknown[] | undefined ?? []).forEach((entry, i) => {
+    ((raw.providers as unknown[] | undefined) ?? []).forEach((entry, i) => {
       const parsed = ProviderSchema.safeParse(entry);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -184,6 +196,7 @@ export function parseConfig(file: string, text: string): ConfigSnapshot {
     });
   }
   const defaultsParsed = DefaultsSchema.safeParse(raw.defaults ?? {});
-  if (!defaultsParsed.success) problems.push({ file, line: nodeLine(['defaults']), message: 'defaults must be a mapping with provider and model' });
+  if (!defaultsParsed.success)
+    problems.push({ file, line: nodeLine(['defaults']), message: 'defaults must be a mapping with provider and model' });
   return { providers, defaults: defaultsParsed.success ? defaultsParsed.data : {}, problems, broken: false, document };
 }

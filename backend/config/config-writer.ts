@@ -5,7 +5,14 @@ import { ApiError } from '../http/errors.js';
 import { parseConfig, type ConfigSnapshot, type ConfigStore } from './config-store.js';
 import { envOverrides, maskKey } from './env-overrides.js';
 import { assignNode, ensureTopLevel } from './yaml-edit.js';
-import { PROVIDER_KEYS, type ConfigProblem, type Defaults, type MaskedProvider, type ModelEntry, type ProviderInput } from './provider-schema.js';
+import {
+  PROVIDER_KEYS,
+  type ConfigProblem,
+  type Defaults,
+  type MaskedProvider,
+  type ModelEntry,
+  type ProviderInput,
+} from './provider-schema.js';
 
 /** The 409 for a file that failed to parse: it names the place and the reason, and is never overwritten. */
 export function configInvalid(problems: ConfigProblem[]): ApiError {
@@ -20,7 +27,10 @@ export function configInvalid(problems: ConfigProblem[]): ApiError {
  * document in place and writes it atomically.
  */
 export class ConfigWriter {
-  constructor(private readonly store: ConfigStore, private readonly queue: SerialQueue) {}
+  constructor(
+    private readonly store: ConfigStore,
+    private readonly queue: SerialQueue,
+  ) {}
 
   private edit<T>(mutate: (doc: Document, before: ConfigSnapshot) => T): Promise<T> {
     const file = this.store.file;
@@ -48,7 +58,10 @@ export class ConfigWriter {
   }
 
   /** What goes into the file: env-provided values and masked hints sent back are not stored. */
-  private fileValues(input: ProviderInput & { id: string }, node: YAMLMap | undefined): { value: Record<string, unknown>; keepKey: boolean } {
+  private fileValues(
+    input: ProviderInput & { id: string },
+    node: YAMLMap | undefined,
+  ): { value: Record<string, unknown>; keepKey: boolean } {
     const env = envOverrides(input.name, this.store.env);
     const value: Record<string, unknown> = { ...input };
     const storedKey = node?.get('api_key');
@@ -113,10 +126,16 @@ export class ConfigWriter {
   async setDefaults(input: Required<Pick<Defaults, 'provider' | 'model'>>): Promise<void> {
     await this.edit((doc, before) => {
       const provider = before.providers.find((p) => p.id === input.provider);
-      if (!provider) throw new ApiError('validation_failed', `provider must name a configured provider (no ${input.provider}).`, { field: 'provider' });
-      if (!provider.enabled) throw new ApiError('validation_failed', `provider must name an enabled provider (${input.provider} is disabled).`, { field: 'provider' });
+      if (!provider)
+        throw new ApiError('validation_failed', `provider must name a configured provider (no ${input.provider}).`, { field: 'provider' });
+      if (!provider.enabled)
+        throw new ApiError('validation_failed', `provider must name an enabled provider (${input.provider} is disabled).`, {
+          field: 'provider',
+        });
       if (!provider.models.some((m) => m.id === input.model)) {
-        throw new ApiError('validation_failed', `model must be one of the models of ${input.provider} (no ${input.model}).`, { field: 'model' });
+        throw new ApiError('validation_failed', `model must be one of the models of ${input.provider} (no ${input.model}).`, {
+          field: 'model',
+        });
       }
       assignNode(doc, ensureTopLevel(doc, 'defaults', 'map'), { provider: input.provider, model: input.model });
     });

@@ -1,6 +1,9 @@
 /** `"Deep Seek"` → `DEEP_SEEK`: upper-case, every run of non-alphanumerics replaced by `_`. */
 export function envPrefix(providerName: string): string {
-  return providerName.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return providerName
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 }
 
 export function envOverrides(providerName: string, env: NodeJS.ProcessEnv): { apiKey?: string; baseUrl?: string } {

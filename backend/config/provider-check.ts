@@ -61,18 +61,31 @@ export async function checkProvider(provider: ProviderEntry, timeoutMs: number):
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const fail = (code: ProviderCheckError, message: string, status?: number) => ({
-    ok: false, latency_ms: elapsed(), models: [], remote: [], error: status === undefined ? { code, message } : { code, message, status },
+    ok: false,
+    latency_ms: elapsed(),
+    models: [],
+    remote: [],
+    error: status === undefined ? { code, message } : { code, message, status },
   });
   if (!provider.base_url) return fail('not_configured', 'The provider has no base_url.');
   const probe = probeFor({ ...provider, base_url: provider.base_url });
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
   try {
-    const res = await fetch(probe.url, { headers: { accept: 'application/json', ...probe.headers }, signal: controller.signal, redirect: 'error' });
+    const res = await fetch(probe.url, {
+      headers: { accept: 'application/json', ...probe.headers },
+      signal: controller.signal,
+      redirect: 'error',
+    });
     const text = await res.text();
-    if (res.status === 401 || res.status === 403) return fail('unauthorized', `The provider refused the API key (HTTP ${res.status}).`, res.status);
-    if (res.status === 404) return fail('not_found', `The models listing was not found at ${probe.url.split('?')[0]} (HTTP 404); check base_url.`, 404);
+    if (res.status === 401 || res.status === 403)
+      return fail('unauthorized', `The provider refused the API key (HTTP ${res.status}).`, res.status);
+    if (res.status === 404)
+      return fail('not_found', `The models listing was not found at ${probe.url.split('?')[0]} (HTTP 404); check base_url.`, 404);
     if (!res.ok) return fail('http_error', `The provider answered HTTP ${res.status}.`, res.status);
     let body: unknown;
     try {

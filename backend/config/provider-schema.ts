@@ -4,34 +4,46 @@ import { z } from 'zod';
 export const PROVIDER_TYPES = ['compat', 'native', 'responsemode'] as const;
 
 const positiveInt = (field: string) =>
-  z.number({ error: `${field} must be a positive integer` }).int(`${field} must be a positive integer`).positive(`${field} must be a positive integer`);
+  z
+    .number({ error: `${field} must be a positive integer` })
+    .int(`${field} must be a positive integer`)
+    .positive(`${field} must be a positive integer`);
 
-export const ModelSchema = z.object({
-  id: z.string({ error: 'id must be a string' }).trim().min(1, 'id must not be empty'),
-  name: z.string({ error: 'name must be a string' }).optional(),
-  context_window: positiveInt('context_window').optional(),
-  max_output_tokens: positiveInt('max_output_tokens').optional(),
-  supports_thinking: z.boolean({ error: 'supports_thinking must be true or false' }).default(false),
-  supports_tools: z.boolean({ error: 'supports_tools must be true or false' }).default(false),
-}).loose();
+export const ModelSchema = z
+  .object({
+    id: z.string({ error: 'id must be a string' }).trim().min(1, 'id must not be empty'),
+    name: z.string({ error: 'name must be a string' }).optional(),
+    context_window: positiveInt('context_window').optional(),
+    max_output_tokens: positiveInt('max_output_tokens').optional(),
+    supports_thinking: z.boolean({ error: 'supports_thinking must be true or false' }).default(false),
+    supports_tools: z.boolean({ error: 'supports_tools must be true or false' }).default(false),
+  })
+  .loose();
 
-export const ProviderSchema = z.object({
-  id: z.string({ error: 'id must be a string' }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'id must be 1-64 letters, digits, ".", "_" or "-"'),
-  name: z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty'),
-  type: z.enum(PROVIDER_TYPES, { error: `type must be one of ${PROVIDER_TYPES.join(', ')}` }),
-  api_key: z.string({ error: 'api_key must be a string' }).optional(),
-  base_url: z.string({ error: 'base_url must be a string' }).optional(),
-  enabled: z.boolean({ error: 'enabled must be true or false' }).default(true),
-  models: z.array(ModelSchema, { error: 'models must be a list' }).default([]),
-}).loose();
+export const ProviderSchema = z
+  .object({
+    id: z
+      .string({ error: 'id must be a string' })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'id must be 1-64 letters, digits, ".", "_" or "-"'),
+    name: z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty'),
+    type: z.enum(PROVIDER_TYPES, { error: `type must be one of ${PROVIDER_TYPES.join(', ')}` }),
+    api_key: z.string({ error: 'api_key must be a string' }).optional(),
+    base_url: z.string({ error: 'base_url must be a string' }).optional(),
+    enabled: z.boolean({ error: 'enabled must be true or false' }).default(true),
+    models: z.array(ModelSchema, { error: 'models must be a list' }).default([]),
+  })
+  .loose();
 
-export const DefaultsSchema = z.object({
-  provider: z.string().optional(),
-  model: z.string().optional(),
-}).loose();
+export const DefaultsSchema = z
+  .object({
+    provider: z.string().optional(),
+    model: z.string().optional(),
+  })
+  .loose();
 
 const httpUrl = (field: string) =>
-  z.string({ error: `${field} must be a string` })
+  z
+    .string({ error: `${field} must be a string` })
     .refine((v) => !v.endsWith('/'), `${field} must not end with a trailing slash`)
     .refine((v) => {
       try {
@@ -50,7 +62,12 @@ export const ProviderInputSchema = ProviderSchema.extend({
 }).superRefine((provider, ctx) => {
   const seen = new Set<string>();
   provider.models.forEach((model, i) => {
-    if (seen.has(model.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `id must be unique within the provider (${model.id} appears twice)` });
+    if (seen.has(model.id))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['models', i, 'id'],
+        message: `id must be unique within the provider (${model.id} appears twice)`,
+      });
     seen.add(model.id);
   });
 });
@@ -63,8 +80,12 @@ export const DefaultsInputSchema = z.object({
 /** Options of the provider check. */
 export const ProviderTestSchema = z.object({
   import_models: z.boolean({ error: 'import_models must be true or false' }).default(false),
-  timeout_ms: z.number({ error: 'timeout_ms must be an integer between 100 and 60000' }).int('timeout_ms must be an integer between 100 and 60000')
-    .min(100, 'timeout_ms must be an integer between 100 and 60000').max(60_000, 'timeout_ms must be an integer between 100 and 60000').default(10_000),
+  timeout_ms: z
+    .number({ error: 'timeout_ms must be an integer between 100 and 60000' })
+    .int('timeout_ms must be an integer between 100 and 60000')
+    .min(100, 'timeout_ms must be an integer between 100 and 60000')
+    .max(60_000, 'timeout_ms must be an integer between 100 and 60000')
+    .default(10_000),
 });
 
 export type ProviderInput = z.infer<typeof ProviderInputSchema>;
@@ -73,7 +94,19 @@ export type ProviderEntry = z.infer<typeof ProviderSchema>;
 export type Defaults = z.infer<typeof DefaultsSchema>;
 
 /** Keys the API manages in a provider or model entry; others in the file are left alone. */
-export const PROVIDER_KEYS = new Set(['id', 'name', 'type', 'api_key', 'base_url', 'enabled', 'models', 'context_window', 'max_output_tokens', 'supports_thinking', 'supports_tools']);
+export const PROVIDER_KEYS = new Set([
+  'id',
+  'name',
+  'type',
+  'api_key',
+  'base_url',
+  'enabled',
+  'models',
+  'context_window',
+  'max_output_tokens',
+  'supports_thinking',
+  'supports_tools',
+]);
 
 export interface ProviderCheckResult {
   ok: boolean;
@@ -83,7 +116,8 @@ export interface ProviderCheckResult {
   imported?: string[];
 }
 
-export type ProviderCheckError = 'unreachable' | 'dns' | 'tls' | 'unauthorized' | 'not_found' | 'timeout' | 'http_error' | 'invalid_response' | 'not_configured';
+export type ProviderCheckError =
+  'unreachable' | 'dns' | 'tls' | 'unauthorized' | 'not_found' | 'timeout' | 'http_error' | 'invalid_response' | 'not_configured';
 
 export type KeySource = 'file' | 'env' | 'none';
 

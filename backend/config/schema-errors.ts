@@ -3,9 +3,7 @@ import { ApiError } from '../http/errors.js';
 
 /** `['models', 0, 'id']` → `models[0].id`, the form error bodies use in `field`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
 /**

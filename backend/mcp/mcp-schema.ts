@@ -7,54 +7,66 @@ import { z } from 'zod';
  */
 export const REMOTE_TYPES = ['http', 'sse', 'streamable-http'] as const;
 
-const stringMap = (field: string) => z.record(z.string(), z.string({ error: `${field} values must be strings` }), { error: `${field} must map names to strings` });
+const stringMap = (field: string) =>
+  z.record(z.string(), z.string({ error: `${field} values must be strings` }), { error: `${field} must map names to strings` });
 
-export const StdioServerSchema = z.object({
-  type: z.literal('stdio').optional(),
-  command: z.string({ error: 'command is required for a stdio server' }).trim().min(1, 'command is required for a stdio server'),
-  args: z.array(z.string({ error: 'args must be a list of strings' }), { error: 'args must be a list of strings' }).optional(),
-  env: stringMap('env').optional(),
-}).loose();
+export const StdioServerSchema = z
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string({ error: 'command is required for a stdio server' }).trim().min(1, 'command is required for a stdio server'),
+    args: z.array(z.string({ error: 'args must be a list of strings' }), { error: 'args must be a list of strings' }).optional(),
+    env: stringMap('env').optional(),
+  })
+  .loose();
 
-export const RemoteServerSchema = z.object({
-  type: z.enum(REMOTE_TYPES).optional(),
-  url: z.string({ error: 'url is required for an http or sse server' }).refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'url must be an absolute http(s) URL'),
-  headers: stringMap('headers').optional(),
-}).loose();
+export const RemoteServerSchema = z
+  .object({
+    type: z.enum(REMOTE_TYPES).optional(),
+    url: z.string({ error: 'url is required for an http or sse server' }).refine((v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === 'http:' || u.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, 'url must be an absolute http(s) URL'),
+    headers: stringMap('headers').optional(),
+  })
+  .loose();
 
 const SERVER_NAME = /^[^\s/\\][^/\\]{0,99}$/;
 
-export const McpFileSchema = z.object({
-  mcpServers: z.record(z.string(), z.unknown(), { error: 'mcpServers must be an object of named servers' }).default({}),
-}, { error: 'the body must be an object with mcpServers' }).loose().superRefine((file, ctx) => {
-  for (const [name, server] of Object.entries(file.mcpServers)) {
-    if (!SERVER_NAME.test(name)) {
-      ctx.addIssue({ code: 'custom', path: ['mcpServers', name], message: 'server names must be 1-100 characters without slashes' });
-      continue;
+export const McpFileSchema = z
+  .object(
+    {
+      mcpServers: z.record(z.string(), z.unknown(), { error: 'mcpServers must be an object of named servers' }).default({}),
+    },
+    { error: 'the body must be an object with mcpServers' },
+  )
+  .loose()
+  .superRefine((file, ctx) => {
+    for (const [name, server] of Object.entries(file.mcpServers)) {
+      if (!SERVER_NAME.test(name)) {
+        ctx.addIssue({ code: 'custom', path: ['mcpServers', name], message: 'server names must be 1-100 characters without slashes' });
+        continue;
+      }
+      if (typeof server !== 'object' || server === null || Array.isArray(server)) {
+        ctx.addIssue({ code: 'custom', path: ['mcpServers', name], message: 'each server must be an object' });
+        continue;
+      }
+      const s = server as { type?: unknown; url?: unknown; command?: unknown };
+      if (s.type !== undefined && s.type !== 'stdio' && !REMOTE_TYPES.includes(s.type as never)) {
+        ctx.addIssue({ code: 'custom', path: ['mcpServers', name, 'type'], message: 'type must be stdio, http or sse' });
+        continue;
+      }
+      const remote = s.type !== undefined ? s.type !== 'stdio' : s.url !== undefined && s.command === undefined;
+      const parsed = (remote ? RemoteServerSchema : StdioServerSchema).safeParse(server);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: 'custom', path: ['mcpServers', name, ...issue.path], message: issue.message });
+      }
     }
-    if (typeof server !== 'object' || server === null || Array.isArray(server)) {
-      ctx.addIssue({ code: 'custom', path: ['mcpServers', name], message: 'each server must be an object' });
-      continue;
-    }
-    const s = server as { type?: unknown; url?: unknown; command?: unknown };
-    if (s.type !== undefined && s.type !== 'stdio' && !REMOTE_TYPES.includes(s.type as never)) {
-      ctx.addIssue({ code: 'custom', path: ['mcpServers', name, 'type'], message: 'type must be stdio, http or sse' });
-      continue;
-    }
-    const remote = s.type !== undefined ? s.type !== 'stdio' : s.url !== undefined && s.command === undefined;
-    const parsed = (remote ? RemoteServerSchema : StdioServerSchema).safeParse(server);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: ['mcpServers', name, ...issue.path], message: issue.message });
-    }
-  }
-});
+  });
 
 export type McpFile = z.infer<typeof McpFileSchema>;
 export type McpServer = z.infer<typeof StdioServerSchema> | z.infer<typeof RemoteServerSchema>;

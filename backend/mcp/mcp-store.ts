@@ -9,7 +9,10 @@ export const CLI_SERVER_NAME = 'cli';
 
 /** Global and per-workspace tool-server files; the `-mcp` URL is shown as the read-only `cli`. */
 export class McpStore {
-  constructor(private readonly queue: SerialQueue, private readonly cliUrl?: string) {}
+  constructor(
+    private readonly queue: SerialQueue,
+    private readonly cliUrl?: string,
+  ) {}
 
   private readonlyServers(global: boolean): McpView['readonly'] {
     if (!global || !this.cliUrl) return {};
@@ -17,7 +20,9 @@ export class McpStore {
     return { [CLI_SERVER_NAME]: { type, url: this.cliUrl, source: 'cli' } as McpServer & { source: 'cli' } };
   }
 
-  private async readFile(file: string): Promise<{ raw: Record<string, unknown>; view: McpView['mcpServers']; problem: McpView['errors'][number] | null }> {
+  private async readFile(
+    file: string,
+  ): Promise<{ raw: Record<string, unknown>; view: McpView['mcpServers']; problem: McpView['errors'][number] | null }> {
     const read = await readJsonFile(file);
     if (!read.ok) return { raw: {}, view: {}, problem: read.problem };
     if (!read.exists) return { raw: {}, view: {}, problem: null };
@@ -39,12 +44,15 @@ export class McpStore {
   /** Replaces the servers; other top-level keys of the file (a client's own settings) are kept. */
   async put(file: string, global: boolean, input: McpFile): Promise<McpView> {
     if (global && this.cliUrl && CLI_SERVER_NAME in input.mcpServers) {
-      throw new ApiError('validation_failed', `mcpServers.${CLI_SERVER_NAME} is reserved for the -mcp server and read-only.`, { field: `mcpServers.${CLI_SERVER_NAME}` });
+      throw new ApiError('validation_failed', `mcpServers.${CLI_SERVER_NAME} is reserved for the -mcp server and read-only.`, {
+        field: `mcpServers.${CLI_SERVER_NAME}`,
+      });
     }
     return this.queue.run(file, async () => {
       const read = await readJsonFile(file);
       if (!read.ok) throw configInvalid([read.problem]);
-      const old = typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value) ? (read.value as Record<string, unknown>) : {};
+      const old =
+        typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value) ? (read.value as Record<string, unknown>) : {};
       await writeJsonFile(file, { ...old, ...input });
       return this.get(file, global);
     });

@@ -72,8 +72,16 @@ export class PairingService {
       // Never overwrite a file we cannot read: pairing stays closed until it is fixed by hand.
       this.loadError = err.message;
       this.options.logger.error(`error: pairing state unreadable, pairing disabled until fixed: ${err.message}`);
-      this.state = { node_id: 'unknown', credential_sha256: null, paired_at: null, display_name: null,
-        code_expires_at: null, code_failures: 0, recent_failures: [], consumed_bootstrap_sha256: [] };
+      this.state = {
+        node_id: 'unknown',
+        credential_sha256: null,
+        paired_at: null,
+        display_name: null,
+        code_expires_at: null,
+        code_failures: 0,
+        recent_failures: [],
+        consumed_bootstrap_sha256: [],
+      };
       return;
     }
     if (!this.isPaired()) await this.issueCode();
@@ -270,12 +278,15 @@ export class PairingService {
   private scheduleRenewal(at: number): void {
     this.clearExpiryTimer();
     // setTimeout holds at most ~24.8 days; the code lives 24 h.
-    this.expiryTimer = setTimeout(() => {
-      if (this.isPaired()) return;
-      this.issueCode('expired; new code issued').catch((err: Error) => {
-        this.options.logger.error(`error: could not renew the pairing code: ${err.message}`);
-      });
-    }, Math.max(0, at - this.now()));
+    this.expiryTimer = setTimeout(
+      () => {
+        if (this.isPaired()) return;
+        this.issueCode('expired; new code issued').catch((err: Error) => {
+          this.options.logger.error(`error: could not renew the pairing code: ${err.message}`);
+        });
+      },
+      Math.max(0, at - this.now()),
+    );
     this.expiryTimer.unref();
   }
 

@@ -4,7 +4,11 @@ import { readIfExists, writeFileAtomic } from '../data/atomic-write.js';
 /** `selfhost/pairing.json`: never the credential or the code, only digests and counters. */
 export const PairingFileSchema = z.object({
   node_id: z.string().min(1),
-  credential_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().default(null),
+  credential_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable()
+    .default(null),
   paired_at: z.string().nullable().default(null),
   display_name: z.string().nullable().default(null),
   code_expires_at: z.string().nullable().default(null),

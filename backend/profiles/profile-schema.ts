@@ -5,34 +5,65 @@ export const LANGUAGES = ['zh', 'en', 'system'] as const;
 
 const bool = (field: string) => z.boolean({ error: `${field} must be true or false` });
 const positiveInt = (field: string) =>
-  z.number({ error: `${field} must be a positive integer` }).int(`${field} must be a positive integer`).positive(`${field} must be a positive integer`);
+  z
+    .number({ error: `${field} must be a positive integer` })
+    .int(`${field} must be a positive integer`)
+    .positive(`${field} must be a positive integer`);
 const mapping = (field: string) => ({ error: `${field} must be a mapping` });
 
-export const ProfileSchema = z.object({
-  model: z.string({ error: 'model must be a string <providerId>:<modelId>' })
-    .regex(/^[^:\s]+:\S+$/, 'model must have the form <providerId>:<modelId>')
-    .optional(),
-  language: z.enum(LANGUAGES, { error: `language must be one of ${LANGUAGES.join(', ')}` }).default('system'),
-  timeout_seconds: positiveInt('timeout_seconds').default(600),
-  thinking: z.object({
-    enabled: bool('enabled').default(false),
-    budget: positiveInt('budget').default(8192),
-  }, mapping('thinking')).loose().prefault({}),
-  cache: z.object({
-    enabled: bool('enabled').default(true),
-    cache_threshold: positiveInt('cache_threshold').default(3),
-  }, mapping('cache')).loose().prefault({}),
-  compression: z.object({
-    enabled: bool('enabled').default(true),
-    threshold_percent: z.number({ error: 'threshold_percent must be an integer between 50 and 95' })
-      .int('threshold_percent must be an integer between 50 and 95')
-      .min(50, 'threshold_percent must be between 50 and 95')
-      .max(95, 'threshold_percent must be between 50 and 95')
-      .default(80),
-    cooldown_seconds: z.number({ error: 'cooldown_seconds must be a non-negative integer' })
-      .int('cooldown_seconds must be a non-negative integer').min(0, 'cooldown_seconds must be a non-negative integer').default(60),
-  }, mapping('compression')).loose().prefault({}),
-}, { error: 'a profile must be a mapping' }).loose();
+export const ProfileSchema = z
+  .object(
+    {
+      model: z
+        .string({ error: 'model must be a string <providerId>:<modelId>' })
+        .regex(/^[^:\s]+:\S+$/, 'model must have the form <providerId>:<modelId>')
+        .optional(),
+      language: z.enum(LANGUAGES, { error: `language must be one of ${LANGUAGES.join(', ')}` }).default('system'),
+      timeout_seconds: positiveInt('timeout_seconds').default(600),
+      thinking: z
+        .object(
+          {
+            enabled: bool('enabled').default(false),
+            budget: positiveInt('budget').default(8192),
+          },
+          mapping('thinking'),
+        )
+        .loose()
+        .prefault({}),
+      cache: z
+        .object(
+          {
+            enabled: bool('enabled').default(true),
+            cache_threshold: positiveInt('cache_threshold').default(3),
+          },
+          mapping('cache'),
+        )
+        .loose()
+        .prefault({}),
+      compression: z
+        .object(
+          {
+            enabled: bool('enabled').default(true),
+            threshold_percent: z
+              .number({ error: 'threshold_percent must be an integer between 50 and 95' })
+              .int('threshold_percent must be an integer between 50 and 95')
+              .min(50, 'threshold_percent must be between 50 and 95')
+              .max(95, 'threshold_percent must be between 50 and 95')
+              .default(80),
+            cooldown_seconds: z
+              .number({ error: 'cooldown_seconds must be a non-negative integer' })
+              .int('cooldown_seconds must be a non-negative integer')
+              .min(0, 'cooldown_seconds must be a non-negative integer')
+              .default(60),
+          },
+          mapping('compression'),
+        )
+        .loose()
+        .prefault({}),
+    },
+    { error: 'a profile must be a mapping' },
+  )
+  .loose();
 
 /** A profile body from the API: the same keys; `id` only on POST. */
 export const ProfileInputSchema = ProfileSchema.extend({
@@ -42,7 +73,19 @@ export const ProfileInputSchema = ProfileSchema.extend({
 export type Profile = z.infer<typeof ProfileSchema>;
 
 /** Keys the API manages; absent from a replacing body → removed. Unknown keys stay. */
-export const PROFILE_KEYS = new Set(['model', 'language', 'timeout_seconds', 'thinking', 'cache', 'compression', 'enabled', 'budget', 'cache_threshold', 'threshold_percent', 'cooldown_seconds']);
+export const PROFILE_KEYS = new Set([
+  'model',
+  'language',
+  'timeout_seconds',
+  'thinking',
+  'cache',
+  'compression',
+  'enabled',
+  'budget',
+  'cache_threshold',
+  'threshold_percent',
+  'cooldown_seconds',
+]);
 
 export interface FileProblem {
   file: string;

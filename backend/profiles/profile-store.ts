@@ -27,9 +27,10 @@ export function parseProfile(file: string, text: string): ParsedProfile {
   const parsed = ProfileSchema.safeParse(raw);
   if (parsed.success) return { doc, profile: parsed.data, errors: [] };
   const issue = parsed.error.issues[0];
-  const node = doc.getIn(issue?.path as (string | number)[] ?? [], true) as { range?: [number, number, number] } | undefined;
+  const node = doc.getIn((issue?.path as (string | number)[]) ?? [], true) as { range?: [number, number, number] } | undefined;
   const line = node?.range ? lineCounter.linePos(node.range[0]).line : null;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { doc: null, profile: defaults, errors: [{ file, line: 1, message: 'a profile must be a mapping' }] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { doc: null, profile: defaults, errors: [{ file, line: 1, message: 'a profile must be a mapping' }] };
   return { doc, profile: defaults, errors: [{ file, line, message: `${issue?.path.join('.')}: ${issue?.message}` }] };
 }
 
@@ -43,12 +44,21 @@ export class ProfileStore {
 
   private view(id: string, parsed: ParsedProfile): ProfileView {
     const fallback = this.effectiveDefault();
-    return { id, ...parsed.profile, model: parsed.profile.model ?? fallback, model_is_default: parsed.profile.model === undefined, errors: parsed.errors };
+    return {
+      id,
+      ...parsed.profile,
+      model: parsed.profile.model ?? fallback,
+      model_is_default: parsed.profile.model === undefined,
+      errors: parsed.errors,
+    };
   }
 
   async ids(): Promise<string[]> {
     const names = await fs.readdir(this.paths.profilesDir).catch(() => [] as string[]);
-    return names.filter((n) => n.endsWith('.yaml') && !n.startsWith(TEMP_PREFIX)).map((n) => n.slice(0, -5)).sort();
+    return names
+      .filter((n) => n.endsWith('.yaml') && !n.startsWith(TEMP_PREFIX))
+      .map((n) => n.slice(0, -5))
+      .sort();
   }
 
   async list(): Promise<ProfileView[]> {
@@ -75,7 +85,8 @@ export class ProfileStore {
     const file = this.paths.profile(id);
     return this.queue.run(file, async () => {
       const text = await readIfExists(file);
-      if (text !== undefined && mode === 'create') throw new ApiError('conflict', `A profile with id ${id} already exists.`, { field: 'id' });
+      if (text !== undefined && mode === 'create')
+        throw new ApiError('conflict', `A profile with id ${id} already exists.`, { field: 'id' });
       let doc: Document;
       if (text === undefined) doc = parseDocument('{}');
       else {

@@ -27,7 +27,10 @@ export function readFrontMatter(content: string): { ok: true; value: FrontMatter
 
 /** User skills, one folder each; the folder name is the skill name. */
 export class SkillStore {
-  constructor(private readonly paths: DataPaths, private readonly queue: SerialQueue) {}
+  constructor(
+    private readonly paths: DataPaths,
+    private readonly queue: SerialQueue,
+  ) {}
 
   private summarize(name: string, content: string): SkillDocument {
     const fm = readFrontMatter(content);
@@ -58,7 +61,9 @@ export class SkillStore {
     const fm = readFrontMatter(content);
     if (!fm.ok) throw new ApiError('validation_failed', `content: ${fm.message}`, { field: 'content' });
     if (fm.value.name !== name) {
-      throw new ApiError('validation_failed', `content: the front matter name (${fm.value.name}) must equal the skill name ${name}`, { field: 'content' });
+      throw new ApiError('validation_failed', `content: the front matter name (${fm.value.name}) must equal the skill name ${name}`, {
+        field: 'content',
+      });
     }
     const file = this.paths.skill(name);
     return this.queue.run(file, async () => {

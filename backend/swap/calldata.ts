@@ -1,7 +1,14 @@
 import { address, array, bytes, callData, encode, tuple, uint, type Encodable } from './abi-encoder.js';
 import { isNative } from './route-request.js';
 import { isReverse, type Hop, type Route } from './route-model.js';
-import { ADDRESS_MASK, FULL_WEIGHT, REVERSE_BIT, SMART_SWAP_BY_ORDER_ID_SELECTOR, SMART_SWAP_TO_SELECTOR, WEIGHT_SHIFT } from './router-abi.js';
+import {
+  ADDRESS_MASK,
+  FULL_WEIGHT,
+  REVERSE_BIT,
+  SMART_SWAP_BY_ORDER_ID_SELECTOR,
+  SMART_SWAP_TO_SELECTOR,
+  WEIGHT_SHIFT,
+} from './router-abi.js';
 import type { ResolvedSource } from './swap-settings.js';
 
 /**
@@ -48,7 +55,8 @@ export function packRawData(pool: string, weight: number, reverse: boolean): big
  */
 export function splitWeights(amounts: bigint[]): number[] {
   const total = amounts.reduce((a, b) => a + b, 0n);
-  if (amounts.length === 0 || total <= 0n || amounts.some((a) => a < 0n)) throw new Error('split amounts must be non-negative with a positive sum');
+  if (amounts.length === 0 || total <= 0n || amounts.some((a) => a < 0n))
+    throw new Error('split amounts must be non-negative with a positive sum');
   const weights = amounts.map((a) => Number((a * BigInt(FULL_WEIGHT)) / total));
   const rest = FULL_WEIGHT - weights.reduce((a, b) => a + b, 0);
   let largest = 0;
@@ -129,7 +137,13 @@ export function planProblem(plan: RouterPlan): string | undefined {
 export function encodeSwap(plan: RouterPlan, who: { sender: string; recipient: string }): string {
   const problem = planProblem(plan);
   if (problem) throw new Error(`invalid router plan: ${problem}`);
-  const baseRequest = tuple([uint(BigInt(plan.fromToken)), address(plan.toToken), uint(plan.amountIn), uint(plan.minReturn), uint(plan.deadline)]);
+  const baseRequest = tuple([
+    uint(BigInt(plan.fromToken)),
+    address(plan.toToken),
+    uint(plan.amountIn),
+    uint(plan.minReturn),
+    uint(plan.deadline),
+  ]);
   const batches = array(
     plan.batches.map((batch) =>
       array(

@@ -2,7 +2,16 @@ import { ApiError } from '../http/errors.js';
 import { checksum } from './checksum.js';
 import { encodeSwap, planFromRoute } from './calldata.js';
 import { pickSource, type SourceRegistry } from './liquidity-source.js';
-import { minAmountOut, routeInfo, routeProblem, swapTypeOf, txValue, type FoundRoute, type RouteInfo, type SwapType } from './route-model.js';
+import {
+  minAmountOut,
+  routeInfo,
+  routeProblem,
+  swapTypeOf,
+  txValue,
+  type FoundRoute,
+  type RouteInfo,
+  type SwapType,
+} from './route-model.js';
 import type { RouteRequest } from './route-request.js';
 import { enabledSources, loadChainSettings, requireSetting, type ChainSettings, type ResolvedSource } from './swap-settings.js';
 
@@ -27,12 +36,7 @@ export interface RouteResponse {
 }
 
 /** Pure: a found route plus the request and settings -> the response with its calldata. */
-export function buildResponse(
-  req: RouteRequest,
-  found: FoundRoute,
-  settings: ChainSettings,
-  sources: ResolvedSource[],
-): RouteResponse {
+export function buildResponse(req: RouteRequest, found: FoundRoute, settings: ChainSettings, sources: ResolvedSource[]): RouteResponse {
   const { route, meta } = found;
   const wrapped = requireSetting(settings, 'wrapped_native');
   const router = checksum(requireSetting(settings, 'router'));

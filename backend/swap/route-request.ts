@@ -41,7 +41,10 @@ function address(field: string, opts: { wallet?: boolean } = {}) {
         return;
       }
       if (opts.wallet && (v.toLowerCase() === ZERO_ADDRESS || isNative(v))) {
-        ctx.addIssue({ code: 'custom', message: `${field} must be a wallet address, not the zero address or the native-token placeholder` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${field} must be a wallet address, not the zero address or the native-token placeholder`,
+        });
       }
     })
     .transform((v) => checksum(v));
@@ -53,7 +56,10 @@ function weiString(field: string) {
     .string({ error: required(field, 'a decimal string of wei') })
     .superRefine((v, ctx) => {
       if (!/^[0-9]+$/.test(v)) {
-        ctx.addIssue({ code: 'custom', message: `${field} must be a decimal string of digits only (no sign, exponent, decimal point or spaces)` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${field} must be a decimal string of digits only (no sign, exponent, decimal point or spaces)`,
+        });
       } else if (/^0/.test(v)) {
         ctx.addIssue({ code: 'custom', message: `${field} must be a positive integer without leading zeros` });
       } else if (BigInt(v) >= TWO_256) {
@@ -66,7 +72,9 @@ function weiString(field: string) {
 export const RouteRequestSchema = z
   .object(
     {
-      chain: z.enum(CHAINS, { error: (iss) => (iss.input === undefined ? 'chain is required' : `chain must be one of: ${CHAINS.join(', ')}`) }),
+      chain: z.enum(CHAINS, {
+        error: (iss) => (iss.input === undefined ? 'chain is required' : `chain must be one of: ${CHAINS.join(', ')}`),
+      }),
       tokenIn: address('tokenIn'),
       tokenOut: address('tokenOut'),
       amountIn: weiString('amountIn'),
@@ -86,7 +94,9 @@ export const RouteRequestSchema = z
         .optional(),
       includedSources: z
         .array(
-          z.enum(SOURCE_NAMES, { error: (iss) => `includedSources has an unknown source ${JSON.stringify(iss.input)}; allowed: ${SOURCE_NAMES.join(', ')}` }),
+          z.enum(SOURCE_NAMES, {
+            error: (iss) => `includedSources has an unknown source ${JSON.stringify(iss.input)}; allowed: ${SOURCE_NAMES.join(', ')}`,
+          }),
           { error: required('includedSources', 'an array of source names') },
         )
         .min(1, `includedSources must not be empty; allowed: ${SOURCE_NAMES.join(', ')}`)

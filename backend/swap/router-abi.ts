@@ -1,7 +1,8 @@
 import { Interface } from 'ethers';
 
 /** The public DEX-aggregator router's two entry points we call (facts/dexrouter.md). */
-const BASE_REQUEST = 'tuple(uint256 fromToken, address toToken, uint256 fromTokenAmount, uint256 minReturnAmount, uint256 deadLine) baseRequest';
+const BASE_REQUEST =
+  'tuple(uint256 fromToken, address toToken, uint256 fromTokenAmount, uint256 minReturnAmount, uint256 deadLine) baseRequest';
 const ROUTER_PATH = 'tuple(address[] mixAdapters, address[] assetTo, uint256[] rawData, bytes[] extraData, uint256 fromToken)';
 const PMM_REQUEST =
   'tuple(uint256 pathIndex, address payer, address fromToken, address toToken, uint256 fromTokenAmountMax, uint256 toTokenAmountMax, uint256 salt, uint256 deadLine, bool isPushOrder, bytes extension)';

@@ -81,7 +81,8 @@ export async function loadChainSettings(file: string, chain: ChainName, env: Nod
   const text = await readIfExists(file);
   if (text === undefined) throw new ApiError('config_missing', `swap.yaml is missing from the data directory; chains.${chain} is not set`);
   const top = SwapFileSchema.safeParse(parseSwapYaml(file, text));
-  if (!top.success) throw new ApiError('config_missing', `swap.yaml: ${top.error.issues[0].path.join('.') || 'top level'} ${top.error.issues[0].message}`);
+  if (!top.success)
+    throw new ApiError('config_missing', `swap.yaml: ${top.error.issues[0].path.join('.') || 'top level'} ${top.error.issues[0].message}`);
   const rawChain = top.data.chains?.[chain];
   if (rawChain === undefined || rawChain === null) throw missing(chain);
   const parsed = ChainSettingsSchema.safeParse(rawChain);

@@ -1,29 +1,45 @@
 import { z } from 'zod';
 
 /** workspaces.json and workspace.json (DESIGN 3). One schema per shape; types derive from them. */
-const name = z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters');
-const profileId = z.string({ error: 'profile_id must be a profile id or null' }).min(1, 'profile_id must be a profile id or null').nullable();
+const name = z
+  .string({ error: 'name must be a string' })
+  .trim()
+  .min(1, 'name must not be empty')
+  .max(100, 'name must be at most 100 characters');
+const profileId = z
+  .string({ error: 'profile_id must be a profile id or null' })
+  .min(1, 'profile_id must be a profile id or null')
+  .nullable();
 
-export const WorkspaceEntrySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  profile_id: z.string().nullable().default(null),
-  created_at: z.string(),
-}).loose();
+export const WorkspaceEntrySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    profile_id: z.string().nullable().default(null),
+    created_at: z.string(),
+  })
+  .loose();
 
-export const WorkspaceIndexSchema = z.object({
-  workspaces: z.array(WorkspaceEntrySchema, { error: 'workspaces must be a list' }),
-}, { error: 'workspaces.json must be an object with a workspaces list' }).loose();
+export const WorkspaceIndexSchema = z
+  .object(
+    {
+      workspaces: z.array(WorkspaceEntrySchema, { error: 'workspaces must be a list' }),
+    },
+    { error: 'workspaces.json must be an object with a workspaces list' },
+  )
+  .loose();
 
 export const WorkspaceCreateSchema = z.object({
   name,
   profile_id: profileId.optional(),
 });
 
-export const WorkspaceUpdateSchema = z.object({
-  name: name.optional(),
-  profile_id: profileId.optional(),
-}).refine((v) => v.name !== undefined || v.profile_id !== undefined, { message: 'send name and/or profile_id', path: ['name'] });
+export const WorkspaceUpdateSchema = z
+  .object({
+    name: name.optional(),
+    profile_id: profileId.optional(),
+  })
+  .refine((v) => v.name !== undefined || v.profile_id !== undefined, { message: 'send name and/or profile_id', path: ['name'] });
 
 export type WorkspaceEntry = z.infer<typeof WorkspaceEntrySchema>;
 export type WorkspaceIndex = z.infer<typeof WorkspaceIndexSchema>;

@@ -7,7 +7,13 @@ import { configInvalid } from '../config/config-writer.js';
 import { readJsonFile, writeJsonFile } from '../config/json-file.js';
 import { ApiError } from '../http/errors.js';
 import type { FileProblem } from '../profiles/profile-schema.js';
-import { WorkspaceIndexSchema, type WorkspaceCreate, type WorkspaceEntry, type WorkspaceIndex, type WorkspaceUpdate } from './workspace-schema.js';
+import {
+  WorkspaceIndexSchema,
+  type WorkspaceCreate,
+  type WorkspaceEntry,
+  type WorkspaceIndex,
+  type WorkspaceUpdate,
+} from './workspace-schema.js';
 
 type IndexRead = { index: WorkspaceIndex; problem: null } | { index: WorkspaceIndex; problem: FileProblem };
 
@@ -26,7 +32,10 @@ export async function moveToTrash(paths: DataPaths, source: string, label: strin
 
 /** The workspace list (workspaces.json) and each workspace's folder and workspace.json. */
 export class WorkspaceStore {
-  constructor(private readonly paths: DataPaths, private readonly queue: SerialQueue) {}
+  constructor(
+    private readonly paths: DataPaths,
+    private readonly queue: SerialQueue,
+  ) {}
 
   private async readIndex(): Promise<IndexRead> {
     const file = this.paths.workspacesIndex;
@@ -36,7 +45,10 @@ export class WorkspaceStore {
     const parsed = WorkspaceIndexSchema.safeParse(read.value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return { index: { workspaces: [] }, problem: { file, line: null, message: `${issue?.path.join('.') || 'top level'}: ${issue?.message}` } };
+      return {
+        index: { workspaces: [] },
+        problem: { file, line: null, message: `${issue?.path.join('.') || 'top level'}: ${issue?.message}` },
+      };
     }
     return { index: parsed.data, problem: null };
   }

@@ -44,9 +44,7 @@ export class WsHub {
   private readonly keepalive: NodeJS.Timeout;
   private readonly unsubscribeLog: () => void;
 
-  constructor(
-    private readonly deps: { pairing: PairingService; logger: Logger; policy: OriginPolicy; version: string },
-  ) {
+  constructor(private readonly deps: { pairing: PairingService; logger: Logger; policy: OriginPolicy; version: string }) {
     this.keepalive = setInterval(() => this.sweep(), KEEPALIVE_MS);
     this.keepalive.unref();
     this.unsubscribeLog = deps.logger.subscribe((entry) => this.sendLog(entry));
@@ -80,7 +78,9 @@ export class WsHub {
   private accept(socket: WebSocket): void {
     const client: Client = { socket, topics: new Set(), alive: true };
     this.clients.add(client);
-    socket.on('pong', () => { client.alive = true; });
+    socket.on('pong', () => {
+      client.alive = true;
+    });
     socket.on('close', () => this.clients.delete(client));
     socket.on('error', () => socket.terminate());
     socket.on('message', (data, isBinary) => this.onMessage(client, isBinary ? null : data.toString()));

@@ -41,8 +41,17 @@ export function App() {
 
   if (phase.kind === 'starting') {
     // In the app the shell may still be starting (or restarting) its backend.
-    const detail = shellState?.status === 'failed' ? t('shell.failed', { reason: shellState.reason }) : shellState && shellState.status !== 'ready' ? t('shell.starting', { status: shellState.status }) : t('common.loading');
-    return <div className="splash" role="status">{detail}</div>;
+    const detail =
+      shellState?.status === 'failed'
+        ? t('shell.failed', { reason: shellState.reason })
+        : shellState && shellState.status !== 'ready'
+          ? t('shell.starting', { status: shellState.status })
+          : t('common.loading');
+    return (
+      <div className="splash" role="status">
+        {detail}
+      </div>
+    );
   }
   if (phase.kind === 'pairing') {
     return (
@@ -78,7 +87,12 @@ export function App() {
   );
 }
 
-function ReadySession(props: { baseUrl: string; credential: string; onEnd(reason: 'unauthorized' | 'user'): void; onCredential(c: string): Promise<void> }) {
+function ReadySession(props: {
+  baseUrl: string;
+  credential: string;
+  onEnd(reason: 'unauthorized' | 'user'): void;
+  onCredential(c: string): Promise<void>;
+}) {
   const { baseUrl, credential, onEnd, onCredential } = props;
   const session = useMemo<Session>(() => {
     let ended = false;

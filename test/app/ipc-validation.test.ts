@@ -42,7 +42,10 @@ describe('IPC validation in main', () => {
       assert.equal(bad.error.message, 'folders:open: folder: must be "data" or "logs"');
     }
     const cred = parseRequest('credential:store', { credential: 'hunter2' });
-    assert.equal(cred.ok ? '' : cred.error.message, 'credential:store: credential: must be a service credential (svc_ and 43 base64url characters)');
+    assert.equal(
+      cred.ok ? '' : cred.error.message,
+      'credential:store: credential: must be a service credential (svc_ and 43 base64url characters)',
+    );
     const extra = parseRequest('folders:open', { folder: 'data', path: '/etc' });
     assert.equal(extra.ok, false, 'unknown keys are refused');
     const since = parseRequest('backend:logs', { since: -1 });
@@ -52,10 +55,15 @@ describe('IPC validation in main', () => {
   });
 
   it('passes valid payloads through and turns a thrown error into {ok:false}', async () => {
-    assert.deepEqual(await handleRequest('backend:logs', RENDERER, { since: 5 }, (p) => [{ seq: (p?.since ?? 0) + 1, time: 0, stream: 'stdout', line: 'x' }]), {
-      ok: true,
-      value: [{ seq: 6, time: 0, stream: 'stdout', line: 'x' }],
-    });
+    assert.deepEqual(
+      await handleRequest('backend:logs', RENDERER, { since: 5 }, (p) => [
+        { seq: (p?.since ?? 0) + 1, time: 0, stream: 'stdout', line: 'x' },
+      ]),
+      {
+        ok: true,
+        value: [{ seq: 6, time: 0, stream: 'stdout', line: 'x' }],
+      },
+    );
     assert.deepEqual(await handleRequest('backend:logs', RENDERER, undefined, () => []), { ok: true, value: [] });
     assert.deepEqual(await handleRequest('credential:store', RENDERER, { credential: CREDENTIAL }, () => null), { ok: true, value: null });
     assert.deepEqual(

@@ -21,14 +21,23 @@ describe('log ring buffer', () => {
         [502, 'stderr'],
       ],
     );
-    assert.deepEqual(ring.since(2498).map((l) => l.line), ['line 2499', 'line 2500']);
-    assert.deepEqual(ring.tail(1).map((l) => l.line), ['line 2500']);
+    assert.deepEqual(
+      ring.since(2498).map((l) => l.line),
+      ['line 2499', 'line 2500'],
+    );
+    assert.deepEqual(
+      ring.tail(1).map((l) => l.line),
+      ['line 2500'],
+    );
   });
 
   it('holds fewer lines before it is full', () => {
     const ring = new LogRing();
     ring.append('stdout', 'a');
-    assert.deepEqual(ring.since().map((l) => l.line), ['a']);
+    assert.deepEqual(
+      ring.since().map((l) => l.line),
+      ['a'],
+    );
   });
 });
 

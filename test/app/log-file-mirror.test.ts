@@ -46,7 +46,10 @@ describe('log file mirror', () => {
     for (let i = 10_001; i <= 10_300; i++) log.write('stdout', `line ${i}\n`);
     await log.close();
     const numbers = fileLines(file).map((l) => Number(/line (\d+)$/.exec(l)![1]));
-    assert.deepEqual(numbers, Array.from({ length: 2000 }, (_, i) => 8301 + i));
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 2000 }, (_, i) => 8301 + i),
+    );
   });
 
   it("keeps the previous session's file aside instead of appending to it", async () => {
@@ -56,7 +59,10 @@ describe('log file mirror', () => {
     const log = new LogBuffer({ mirror });
     log.write('stdout', 'new session\n');
     await log.close();
-    assert.deepEqual(fileLines(file).map((l) => l.split(' ').slice(2).join(' ')), ['new session']);
+    assert.deepEqual(
+      fileLines(file).map((l) => l.split(' ').slice(2).join(' ')),
+      ['new session'],
+    );
     assert.equal(readFileSync(mirror.previousFile, 'utf8'), 'old session\n');
   });
 });

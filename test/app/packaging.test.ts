@@ -11,7 +11,8 @@ import { api, tempDir } from '../helpers/backend-process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const config = parse(readFileSync(path.join(ROOT, 'electron-builder.yml'), 'utf8'));
-const targets = (platform: { target: (string | { target: string })[] }) => platform.target.map((t) => (typeof t === 'string' ? t : t.target));
+const targets = (platform: { target: (string | { target: string })[] }) =>
+  platform.target.map((t) => (typeof t === 'string' ? t : t.target));
 
 function pngSize(file: string): [number, number] {
   const buf = readFileSync(file);
@@ -82,7 +83,10 @@ describe('the bundled backend (dist-app, from npm run build:app)', () => {
       timing: { healthPollMs: 20 },
     });
     supervisor.start();
-    const state = await supervisor.waitFor((s) => s.status === 'ready' || s.status === 'failed' || s.status === 'waiting-to-restart', 20_000);
+    const state = await supervisor.waitFor(
+      (s) => s.status === 'ready' || s.status === 'failed' || s.status === 'waiting-to-restart',
+      20_000,
+    );
     assert.equal(state.status, 'ready', JSON.stringify(state));
     if (state.status === 'ready') assert.equal((await api(state.url, 'GET', '/health')).status, 200);
   });

@@ -10,7 +10,14 @@ import { BackendSupervisor, type SupervisorOptions } from '../../app/supervisor/
 import { isPortFree } from '../../app/supervisor/ports.js';
 import { api, BACKEND_ENTRY, tempDir } from '../helpers/backend-process.js';
 
-const FAST = { backoffBaseMs: 20, backoffMaxMs: 200, healthyResetMs: 60_000, readyTimeoutMs: 15_000, killTimeoutMs: 3000, healthPollMs: 20 };
+const FAST = {
+  backoffBaseMs: 20,
+  backoffMaxMs: 200,
+  healthyResetMs: 60_000,
+  readyTimeoutMs: 15_000,
+  killTimeoutMs: 3000,
+  healthPollMs: 20,
+};
 const root = tempDir('svc-app-sup-');
 let dirs = 0;
 const supervisors: BackendSupervisor[] = [];
@@ -33,10 +40,12 @@ function supervise(options: Partial<SupervisorOptions> = {}): { sup: BackendSupe
 }
 
 const ready = (sup: BackendSupervisor) =>
-  sup.waitFor((s) => s.status === 'ready' || s.status === 'failed', 20_000).then((s) => {
-    assert.equal(s.status, 'ready', JSON.stringify(s));
-    return s as Extract<BackendState, { status: 'ready' }>;
-  });
+  sup
+    .waitFor((s) => s.status === 'ready' || s.status === 'failed', 20_000)
+    .then((s) => {
+      assert.equal(s.status, 'ready', JSON.stringify(s));
+      return s as Extract<BackendState, { status: 'ready' }>;
+    });
 
 function alive(pid: number): boolean {
   try {
@@ -129,7 +138,10 @@ describe('backend supervisor (real backend)', () => {
     assert.equal(state.attempts, 3);
     assert.equal(state.exitCode, 1);
     assert.match(state.reason, /exited with code 1 before it was ready/);
-    assert.ok(state.lastLines.some((l) => l.includes('cannot use data directory')), state.lastLines.join('\n'));
+    assert.ok(
+      state.lastLines.some((l) => l.includes('cannot use data directory')),
+      state.lastLines.join('\n'),
+    );
     assert.equal(states.filter((s) => s.status === 'starting').length, 3);
     assert.deepEqual(
       states.filter((s) => s.status === 'waiting-to-restart').map((s) => (s.status === 'waiting-to-restart' ? s.delayMs : 0)),
@@ -163,6 +175,9 @@ describe('backend supervisor (real backend)', () => {
     await sup.stop();
     assert.equal(sup.state.status, 'stopped');
     assert.equal(alive(pid), false);
-    assert.ok(log.lines().some((l) => l.line.includes('SIGTERM received, shutting down')), 'the backend shut down gracefully');
+    assert.ok(
+      log.lines().some((l) => l.line.includes('SIGTERM received, shutting down')),
+      'the backend shut down gracefully',
+    );
   });
 });

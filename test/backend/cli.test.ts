@@ -64,18 +64,22 @@ describe('command line', () => {
   it('double-dash and -flag=value spellings work, and -port 0 prints the actual port', async () => {
     const dir = path.join(tempDir(), 'data');
     const proc = new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [BACKEND_ENTRY, '--port=0', '--swap-port', 'off', `-data=${dir}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BACKEND_ENTRY, '--port=0', '--swap-port', 'off', `-data=${dir}`], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
         const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
         if (m) {
-          fetch(`${m[1]}/health`).then((r) => r.json()).then((body) => {
-            child.kill('SIGTERM');
-            assert.notEqual(m[2], '0');
-            assert.doesNotMatch(out, /swap builder listening/, '-swap-port off disables the swap listener');
-            resolve(JSON.stringify(body));
-          }, reject);
+          fetch(`${m[1]}/health`)
+            .then((r) => r.json())
+            .then((body) => {
+              child.kill('SIGTERM');
+              assert.notEqual(m[2], '0');
+              assert.doesNotMatch(out, /swap builder listening/, '-swap-port off disables the swap listener');
+              resolve(JSON.stringify(body));
+            }, reject);
         }
       });
       child.on('exit', (code) => {

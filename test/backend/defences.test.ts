@@ -19,7 +19,13 @@ describe('browser-facing defences', () => {
       assert.equal(r.status, 403, `Host: ${host}`);
       assert.equal(r.json.error.code, 'forbidden_host');
     }
-    for (const host of [`localhost:${proc.port}`, `127.0.0.1:${proc.port}`, `[::1]:${proc.port}`, `app.localhost:${proc.port}`, '127.1.2.3']) {
+    for (const host of [
+      `localhost:${proc.port}`,
+      `127.0.0.1:${proc.port}`,
+      `[::1]:${proc.port}`,
+      `app.localhost:${proc.port}`,
+      '127.1.2.3',
+    ]) {
       const r = await rawRequest(proc.port, { path: '/health', headers: { host } });
       assert.equal(r.status, 200, `Host: ${host}`);
     }
@@ -27,7 +33,13 @@ describe('browser-facing defences', () => {
 
   it('refuses foreign and null Origins; answers CORS only for allowed origins, never *', async () => {
     const host = `127.0.0.1:${proc.port}`;
-    for (const origin of ['https://evil.com', 'null', 'http://localhost.evil.com', `http://localhost:${proc.port}.evil.com`, 'http://localhost:51730']) {
+    for (const origin of [
+      'https://evil.com',
+      'null',
+      'http://localhost.evil.com',
+      `http://localhost:${proc.port}.evil.com`,
+      'http://localhost:51730',
+    ]) {
       const r = await rawRequest(proc.port, { path: '/api/pairing/status', headers: { host, origin } });
       assert.equal(r.status, 403, `Origin: ${origin}`);
       assert.equal(r.json.error.code, 'forbidden_origin');
@@ -70,13 +82,21 @@ describe('browser-facing defences', () => {
       assert.equal(r.status, 415, type);
       assert.equal(r.json.error.code, 'unsupported_media_type');
     }
-    const claim = await rawRequest(proc.port, { method: 'POST', path: '/api/pairing/claim', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ pairing_code: code }) });
+    const claim = await rawRequest(proc.port, {
+      method: 'POST',
+      path: '/api/pairing/claim',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ pairing_code: code }),
+    });
     assert.equal(claim.status, 415);
     assert.equal((await api(proc.url, 'GET', '/api/logs', { credential })).status, 200, 'credential not rotated');
   });
 
   it('limits bodies: 4 KiB on the claim, 1 MiB elsewhere (413), malformed JSON is a 400', async () => {
-    const big = await api(proc.url, 'POST', '/api/pairing/claim', { rawBody: JSON.stringify({ pairing_code: '1'.repeat(5000) }), headers: { 'content-type': 'application/json' } });
+    const big = await api(proc.url, 'POST', '/api/pairing/claim', {
+      rawBody: JSON.stringify({ pairing_code: '1'.repeat(5000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(big.status, 413);
     assert.equal(big.body.error.code, 'payload_too_large');
     const huge = await api(proc.url, 'POST', '/api/selfhost/credential/rotate', {
@@ -85,7 +105,10 @@ describe('browser-facing defences', () => {
       credential,
     });
     assert.equal(huge.status, 413);
-    const bad = await api(proc.url, 'POST', '/api/pairing/claim', { rawBody: '{"pairing_code":', headers: { 'content-type': 'application/json' } });
+    const bad = await api(proc.url, 'POST', '/api/pairing/claim', {
+      rawBody: '{"pairing_code":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.code, 'invalid_json');
   });

@@ -29,7 +29,13 @@ describe('pairing', () => {
 
     const status = await api(proc.url, 'GET', '/api/pairing/status');
     assert.equal(status.status, 200);
-    assert.deepEqual(Object.keys(status.body).sort(), ['bootstrap_mode', 'bound', 'display_name', 'pairing_expires_at', 'pairing_required']);
+    assert.deepEqual(Object.keys(status.body).sort(), [
+      'bootstrap_mode',
+      'bound',
+      'display_name',
+      'pairing_expires_at',
+      'pairing_required',
+    ]);
     assert.equal(status.body.bound, false);
     assert.equal(status.body.pairing_required, true);
     assert.equal(status.body.bootstrap_mode, 'local');
@@ -69,7 +75,12 @@ describe('pairing', () => {
     assert.equal((await api(proc.url, 'GET', '/api/config/providers', { credential })).status, 200);
     const viaHeader = await api(proc.url, 'GET', '/api/config/providers', { headers: { 'X-Service-Credential': credential } });
     assert.equal(viaHeader.status, 200);
-    const variants: Record<string, string>[] = [{}, { authorization: `Bearer ${credential}x` }, { authorization: credential }, { 'x-service-credential': 'svc_wrong' }];
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${credential}x` },
+      { authorization: credential },
+      { 'x-service-credential': 'svc_wrong' },
+    ];
     for (const headers of variants) {
       for (const p of ['/api/config/providers', '/api/logs', '/api/anything']) {
         const r = await api(proc.url, 'GET', p, { headers });

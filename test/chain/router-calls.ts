@@ -91,12 +91,22 @@ export async function v2Out(chain: Devchain, pool: DevchainPool, tokenIn: string
 }
 
 /** What the V3 pool itself would pay, and the tick it would move to (eth_call). */
-export async function v3Quote(chain: Devchain, pool: DevchainPool, tokenIn: string, amountIn: bigint): Promise<{ out: bigint; tickBefore: bigint; tickAfter: bigint }> {
+export async function v3Quote(
+  chain: Devchain,
+  pool: DevchainPool,
+  tokenIn: string,
+  amountIn: bigint,
+): Promise<{ out: bigint; tickBefore: bigint; tickAfter: bigint }> {
   const probe = new Contract(chain.addresses.v3QuoteProbe, chain.compiled.V3QuoteProbe!.abi as InterfaceAbi, chain.provider);
   const v3 = new Contract(pool.address, chain.uniswap.v3Pool.abi as InterfaceAbi, chain.provider);
   const slot0 = (await v3.getFunction('slot0').staticCall()) as unknown as [bigint, bigint];
   const zeroForOne = tokenIn === pool.token0;
-  const [a0, a1, , tickAfter] = (await probe.getFunction('quote').staticCall(pool.address, zeroForOne, amountIn)) as [bigint, bigint, bigint, bigint];
+  const [a0, a1, , tickAfter] = (await probe.getFunction('quote').staticCall(pool.address, zeroForOne, amountIn)) as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+  ];
   return { out: -(zeroForOne ? a1 : a0), tickBefore: slot0[1], tickAfter };
 }
 

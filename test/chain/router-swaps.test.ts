@@ -3,7 +3,17 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { type Contract, type TransactionReceipt, MaxUint256, parseUnits, type Signer } from 'ethers';
 import { startDevchain, type Devchain } from '../../devchain/devchain.js';
 import {
-  balanceOf, baseRequest, erc20, findPool, hop, NATIVE, routerContract, v2Out, v3Quote, type BaseRequest, type RouterPath,
+  balanceOf,
+  baseRequest,
+  erc20,
+  findPool,
+  hop,
+  NATIVE,
+  routerContract,
+  v2Out,
+  v3Quote,
+  type BaseRequest,
+  type RouterPath,
 } from './router-calls.js';
 
 // One anvil and one deployment for the file; every case runs on a fresh snapshot.
@@ -19,9 +29,7 @@ async function swap(
   batches: RouterPath[][],
   opts: { value?: bigint; receiver?: string } = {},
 ): Promise<{ returned: bigint; receipt: TransactionReceipt; gasFee: bigint }> {
-  const args = opts.receiver
-    ? [7n, opts.receiver, req, amounts, batches, []]
-    : [7n, req, amounts, batches, []];
+  const args = opts.receiver ? [7n, opts.receiver, req, amounts, batches, []] : [7n, req, amounts, batches, []];
   const fn = router.getFunction(opts.receiver ? 'smartSwapTo' : 'smartSwapByOrderId');
   const returned = (await fn.staticCall(...args, { value: opts.value ?? 0n })) as bigint;
   const tx = await fn.send(...args, { value: opts.value ?? 0n });
@@ -186,11 +194,16 @@ describe('DexRouter executes routes as the pools price them', () => {
     const senderBefore = await balanceOf(chain, sym('WBNB'), chain.user.address);
     const otherBefore = await balanceOf(chain, sym('WBNB'), OTHER);
     const legs = [{ pool, tokenIn: sym('USDT'), tokenOut: sym('WBNB'), weight: 10000 }];
-    const { returned, receipt } = await swap(baseRequest(sym('USDT'), sym('WBNB'), amount), [amount], [[hop(chain, legs)]], { receiver: OTHER });
+    const { returned, receipt } = await swap(baseRequest(sym('USDT'), sym('WBNB'), amount), [amount], [[hop(chain, legs)]], {
+      receiver: OTHER,
+    });
     assert.equal(returned, expected);
     assert.equal((await balanceOf(chain, sym('WBNB'), OTHER)) - otherBefore, expected);
     assert.equal(await balanceOf(chain, sym('WBNB'), chain.user.address), senderBefore);
     const orderIds = receipt.logs.map((l) => router.interface.parseLog(l)).filter((l) => l?.name === 'SwapOrderId');
-    assert.deepEqual(orderIds.map((l) => l!.args[0]), [7n]);
+    assert.deepEqual(
+      orderIds.map((l) => l!.args[0]),
+      [7n],
+    );
   });
 });

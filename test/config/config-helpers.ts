@@ -53,7 +53,14 @@ export class EventClient {
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no matching WebSocket message; got ${JSON.stringify(this.messages)}`)), timeoutMs);
-      this.waiters.push({ match, from, resolve: (m) => { clearTimeout(timer); resolve(m); } });
+      this.waiters.push({
+        match,
+        from,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      });
     });
   }
 
@@ -71,7 +78,13 @@ export class EventClient {
  * Sends the path exactly as written: fetch's URL parser would turn `%2E%2E` into `..` and
  * resolve it before the request leaves, so escape attempts never reach the server that way.
  */
-export async function rawCall(proc: BackendProcess, credential: string, method: string, rawPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function rawCall(
+  proc: BackendProcess,
+  credential: string,
+  method: string,
+  rawPath: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { authorization: `Bearer ${credential}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await rawRequest(proc.port, { method, path: rawPath, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -20,7 +20,8 @@ const DESKTOP_EXPORT = `{
   "globalShortcut": "Ctrl+Space"
 }
 `;
-const skill = (name: string, description: string, body = 'Do the thing.') => `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\n${body}\n`;
+const skill = (name: string, description: string, body = 'Do the thing.') =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\n${body}\n`;
 
 let proc: BackendProcess;
 let credential: string;
@@ -29,7 +30,10 @@ let dataDir: string;
 const call = (method: string, p: string, body?: unknown) => api(proc.url, method, p, { credential, body });
 
 before(async () => {
-  dataDir = seededDataDir({ 'global_mcp_servers.json': DESKTOP_EXPORT, 'skills/hand-made/SKILL.md': skill('hand-made', 'Written by hand') });
+  dataDir = seededDataDir({
+    'global_mcp_servers.json': DESKTOP_EXPORT,
+    'skills/hand-made/SKILL.md': skill('hand-made', 'Written by hand'),
+  });
   ({ proc, credential } = await startPaired({ dataDir, args: ['-mcp', CLI_URL] }));
   events = await EventClient.open(proc.url, credential);
 });
@@ -49,7 +53,7 @@ describe('tool servers', () => {
     assert.deepEqual(res.body.errors, []);
   });
 
-  test('global PUT replaces the servers and keeps the file\'s other keys', async () => {
+  test("global PUT replaces the servers and keeps the file's other keys", async () => {
     const servers = { ...JSON.parse(DESKTOP_EXPORT).mcpServers, search: { type: 'http', url: 'https://search.example/mcp' } };
     delete servers['cursor-style'];
     const from = events.mark;
@@ -122,7 +126,10 @@ describe('skills', () => {
     assert.deepEqual([replaced.status, replaced.body.description], [200, 'Shorter summaries']);
     const got = (await call('GET', '/api/skills/summarize')).body;
     assert.match(got.content, /Be brief\./);
-    assert.deepEqual((await call('GET', '/api/skills')).body.skills.map((s: any) => s.name), ['hand-made', 'summarize']);
+    assert.deepEqual(
+      (await call('GET', '/api/skills')).body.skills.map((s: any) => s.name),
+      ['hand-made', 'summarize'],
+    );
     from = events.mark;
     assert.equal((await call('DELETE', '/api/skills/summarize')).status, 204);
     await events.changed('skills', 'summarize', from);

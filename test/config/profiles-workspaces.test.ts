@@ -47,13 +47,21 @@ describe('profiles', () => {
     const created = await call('PUT', '/api/profiles/fresh', {});
     assert.equal(created.status, 201, JSON.stringify(created.body));
     await events.changed('profiles', 'fresh', from);
-    const { id, model, model_is_default, language, timeout_seconds, thinking, cache, compression, errors } = (await call('GET', '/api/profiles/fresh')).body;
+    const { id, model, model_is_default, language, timeout_seconds, thinking, cache, compression, errors } = (
+      await call('GET', '/api/profiles/fresh')
+    ).body;
     assert.deepEqual(
       { id, model, model_is_default, language, timeout_seconds, thinking, cache, compression, errors },
       {
-        id: 'fresh', model: 'p1:plain', model_is_default: true, language: 'system', timeout_seconds: 600,
-        thinking: { enabled: false, budget: 8192 }, cache: { enabled: true, cache_threshold: 3 },
-        compression: { enabled: true, threshold_percent: 80, cooldown_seconds: 60 }, errors: [],
+        id: 'fresh',
+        model: 'p1:plain',
+        model_is_default: true,
+        language: 'system',
+        timeout_seconds: 600,
+        thinking: { enabled: false, budget: 8192 },
+        cache: { enabled: true, cache_threshold: 3 },
+        compression: { enabled: true, threshold_percent: 80, cooldown_seconds: 60 },
+        errors: [],
       },
     );
     const hand = (await call('GET', '/api/profiles/hand')).body;
@@ -69,7 +77,10 @@ describe('profiles', () => {
     assert.equal((await call('POST', '/api/profiles', { id: 'writer' })).status, 409);
     const replaced = await call('PUT', '/api/profiles/writer', { language: 'zh', timeout_seconds: 30 });
     assert.equal(replaced.status, 200);
-    assert.deepEqual([replaced.body.language, replaced.body.timeout_seconds, replaced.body.thinking.enabled, replaced.body.model_is_default], ['zh', 30, false, true]);
+    assert.deepEqual(
+      [replaced.body.language, replaced.body.timeout_seconds, replaced.body.thinking.enabled, replaced.body.model_is_default],
+      ['zh', 30, false, true],
+    );
     const from = events.mark;
     assert.equal((await call('DELETE', '/api/profiles/writer')).status, 204);
     await events.changed('profiles', 'writer', from);
@@ -78,16 +89,30 @@ describe('profiles', () => {
   });
 
   test('an API edit keeps comments, key order and unknown keys of a hand-written profile', async () => {
-    const res = await call('PUT', '/api/profiles/hand', { language: 'zh', my_note: 'keep this unknown key', compression: { threshold_percent: 90 } });
+    const res = await call('PUT', '/api/profiles/hand', {
+      language: 'zh',
+      my_note: 'keep this unknown key',
+      compression: { threshold_percent: 90 },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const text = read('profiles/hand.yaml');
-    for (const kept of [/^# my profile, written by hand/, /language: zh +# UI in English/, /my_note: keep this unknown key/, /threshold_percent: 90 +# compress earlier/]) assert.match(text, kept);
+    for (const kept of [
+      /^# my profile, written by hand/,
+      /language: zh +# UI in English/,
+      /my_note: keep this unknown key/,
+      /threshold_percent: 90 +# compress earlier/,
+    ])
+      assert.match(text, kept);
     assert.ok(text.indexOf('language') < text.indexOf('my_note') && text.indexOf('my_note') < text.indexOf('compression'));
   });
 
   test('every validation rule answers 400 naming the field and the rule', async () => {
     const cases: [unknown, string, RegExp][] = [
-      [{ compression: { threshold_percent: 49 } }, 'compression.threshold_percent', /^compression\.threshold_percent must be between 50 and 95$/],
+      [
+        { compression: { threshold_percent: 49 } },
+        'compression.threshold_percent',
+        /^compression\.threshold_percent must be between 50 and 95$/,
+      ],
       [{ compression: { threshold_percent: 96 } }, 'compression.threshold_percent', /between 50 and 95/],
       [{ compression: { threshold_percent: 80.5 } }, 'compression.threshold_percent', /integer/],
       [{ compression: { cooldown_seconds: -1 } }, 'compression.cooldown_seconds', /non-negative integer/],
@@ -141,7 +166,10 @@ describe('workspaces', () => {
     assert.deepEqual([created.body.name, created.body.profile_id], ['Alpha', null]);
     await events.changed('workspaces', id, from);
     assert.ok(existsSync(path.join(dataDir, 'workspaces', id, 'sessions')));
-    assert.deepEqual(JSON.parse(read('workspaces.json')).workspaces.find((w: any) => w.id === id), created.body);
+    assert.deepEqual(
+      JSON.parse(read('workspaces.json')).workspaces.find((w: any) => w.id === id),
+      created.body,
+    );
     from = events.mark;
     const renamed = await call('PUT', `/api/workspaces/${id}`, { name: 'Beta', profile_id: 'fresh' });
     assert.deepEqual([renamed.status, renamed.body.name, renamed.body.profile_id], [200, 'Beta', 'fresh']);
@@ -200,7 +228,10 @@ describe('workspaces', () => {
 
   test('parallel creates are all kept in workspaces.json', async () => {
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call('POST', '/api/workspaces', { name: `par ${i}` })));
-    assert.deepEqual(results.map((r) => r.status), Array(8).fill(201));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(8).fill(201),
+    );
     const names = JSON.parse(read('workspaces.json')).workspaces.map((w: any) => w.name);
     for (let i = 0; i < 8; i++) assert.ok(names.includes(`par ${i}`));
   });

@@ -31,23 +31,36 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
 
 /** OpenAI-style listing (chat completions and Responses APIs): GET {base}/models with Bearer. */
 const openAiLike = (req: http.IncomingMessage, res: http.ServerResponse) => {
-  if (req.method !== 'GET' || req.url !== '/v1/models') return json(res, 404, { error: { message: 'Unknown path', type: 'invalid_request_error' } });
-  if (req.headers.authorization !== `Bearer ${OPENAI_KEY}`) return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
-  json(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model', owned_by: 'system' }, { id: 'gpt-4o-mini', object: 'model', owned_by: 'system' }] });
+  if (req.method !== 'GET' || req.url !== '/v1/models')
+    return json(res, 404, { error: { message: 'Unknown path', type: 'invalid_request_error' } });
+  if (req.headers.authorization !== `Bearer ${OPENAI_KEY}`)
+    return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+  json(res, 200, {
+    object: 'list',
+    data: [
+      { id: 'gpt-4o', object: 'model', owned_by: 'system' },
+      { id: 'gpt-4o-mini', object: 'model', owned_by: 'system' },
+    ],
+  });
 };
 
 /** Claude messages API: GET /v1/models with x-api-key and anthropic-version. */
 const claudeLike = (req: http.IncomingMessage, res: http.ServerResponse) => {
   const url = new URL(req.url ?? '/', 'http://x');
-  if (req.method !== 'GET' || url.pathname !== '/v1/models') return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'Not found' } });
-  if (!req.headers['anthropic-version']) return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version header is required' } });
-  if (req.headers['x-api-key'] !== CLAUDE_KEY) return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+  if (req.method !== 'GET' || url.pathname !== '/v1/models')
+    return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'Not found' } });
+  if (!req.headers['anthropic-version'])
+    return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version header is required' } });
+  if (req.headers['x-api-key'] !== CLAUDE_KEY)
+    return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
   json(res, 200, {
     data: [
       { type: 'model', id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
       { type: 'model', id: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5', created_at: '2025-10-01T00:00:00Z' },
     ],
-    has_more: false, first_id: 'claude-sonnet-4-5', last_id: 'claude-haiku-4-5',
+    has_more: false,
+    first_id: 'claude-sonnet-4-5',
+    last_id: 'claude-haiku-4-5',
   });
 };
 
@@ -141,7 +154,14 @@ test('import_models merges the remote list into the provider', async () => {
     assert.deepEqual(res.body.imported, ['claude-sonnet-4-5', 'claude-haiku-4-5']);
     await events.changed('providers', 'claude', from);
     const shown = (await call('GET', '/api/config/providers/claude')).body;
-    assert.deepEqual(shown.models.map((m: any) => [m.id, m.name ?? null]), [['existing', null], ['claude-sonnet-4-5', 'Claude Sonnet 4.5'], ['claude-haiku-4-5', 'Claude Haiku 4.5']]);
+    assert.deepEqual(
+      shown.models.map((m: any) => [m.id, m.name ?? null]),
+      [
+        ['existing', null],
+        ['claude-sonnet-4-5', 'Claude Sonnet 4.5'],
+        ['claude-haiku-4-5', 'Claude Haiku 4.5'],
+      ],
+    );
     const again = await call('POST', '/api/config/providers/claude/test', { import_models: true });
     assert.deepEqual(again.body.imported, []);
   } finally {

@@ -42,8 +42,13 @@ let configFile: string;
 const call = (method: string, p: string, body?: unknown) => api(proc.url, method, p, { credential, body });
 const fileText = () => readFileSync(configFile, 'utf8');
 const valid = (id: string, extra: Record<string, unknown> = {}) => ({
-  id, name: `Provider ${id}`, type: 'compat', base_url: 'http://127.0.0.1:9/v1', api_key: `sk-${id}-0123456789`,
-  models: [{ id: 'm1', context_window: 1000 }], ...extra,
+  id,
+  name: `Provider ${id}`,
+  type: 'compat',
+  base_url: 'http://127.0.0.1:9/v1',
+  api_key: `sk-${id}-0123456789`,
+  models: [{ id: 'm1', context_window: 1000 }],
+  ...extra,
 });
 
 before(async () => {
@@ -64,11 +69,15 @@ describe('provider listing', () => {
     const res = await call('GET', '/api/config/providers');
     assert.equal(res.status, 200);
     const text = JSON.stringify(res.body);
-    for (const secret of ['sk-local-secret-123456', ENV_KEY, 'sk-file-key-shadowed-000']) assert.ok(!text.includes(secret), `leaked ${secret}`);
+    for (const secret of ['sk-local-secret-123456', ENV_KEY, 'sk-file-key-shadowed-000'])
+      assert.ok(!text.includes(secret), `leaked ${secret}`);
     const local = res.body.providers.find((p: any) => p.id === 'local');
     assert.deepEqual([local.api_key_set, local.api_key_hint, local.api_key_source], [true, 'sk-...3456', 'file']);
     const envco = res.body.providers.find((p: any) => p.id === 'envco');
-    assert.deepEqual([envco.api_key_source, envco.api_key_hint, envco.base_url, envco.base_url_source], ['env', 'sk-...3456', ENV_URL, 'env']);
+    assert.deepEqual(
+      [envco.api_key_source, envco.api_key_hint, envco.base_url, envco.base_url_source],
+      ['env', 'sk-...3456', ENV_URL, 'env'],
+    );
     assert.equal(res.body.effective_default, 'local:llama');
     assert.equal((await call('GET', '/api/config/providers/local')).body.name, 'Local LLM');
   });
@@ -86,25 +95,51 @@ describe('provider writes', () => {
   test('replace keeps comments, key order, unknown keys and the stored key', async () => {
     const from = events.mark;
     const res = await call('PUT', '/api/config/providers/local', {
-      name: 'Local renamed', type: 'compat', base_url: 'http://127.0.0.1:1/v2', enabled: true,
-      models: [{ id: 'llama', name: 'Llama 3', context_window: 16384 }, { id: 'qwen', max_output_tokens: 512 }],
+      name: 'Local renamed',
+      type: 'compat',
+      base_url: 'http://127.0.0.1:1/v2',
+      enabled: true,
+      models: [
+        { id: 'llama', name: 'Llama 3', context_window: 16384 },
+        { id: 'qwen', max_output_tokens: 512 },
+      ],
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.api_key_source, 'file');
     await events.changed('providers', 'local', from);
     const text = fileText();
-    for (const kept of [/# Hand-written providers file/, /# the local model server/, /id: local +# keep this comment/, /provider: local +# default provider/, /x_custom: keep me +# unknown key/, /extra_top: 1/, /api_key: sk-local-secret-123456/]) {
+    for (const kept of [
+      /# Hand-written providers file/,
+      /# the local model server/,
+      /id: local +# keep this comment/,
+      /provider: local +# default provider/,
+      /x_custom: keep me +# unknown key/,
+      /extra_top: 1/,
+      /api_key: sk-local-secret-123456/,
+    ]) {
       assert.match(text, kept);
     }
     assert.ok(text.indexOf('providers:') < text.indexOf('defaults:') && text.indexOf('defaults:') < text.indexOf('extra_top'));
     const local = parse(text).providers[0];
     assert.equal(local.name, 'Local renamed');
-    assert.deepEqual(local.models.map((m: any) => [m.id, m.context_window]), [['llama', 16384], ['qwen', undefined]]);
+    assert.deepEqual(
+      local.models.map((m: any) => [m.id, m.context_window]),
+      [
+        ['llama', 16384],
+        ['qwen', undefined],
+      ],
+    );
   });
 
   test('env values sent back are never written into the file', async () => {
     const shown = (await call('GET', '/api/config/providers/envco')).body;
-    const res = await call('PUT', '/api/config/providers/envco', { name: shown.name, type: shown.type, base_url: shown.base_url, enabled: true, models: shown.models });
+    const res = await call('PUT', '/api/config/providers/envco', {
+      name: shown.name,
+      type: shown.type,
+      base_url: shown.base_url,
+      enabled: true,
+      models: shown.models,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const text = fileText();
     assert.ok(!text.includes(ENV_KEY) && !text.includes(ENV_URL), text);
@@ -167,7 +202,11 @@ describe('provider writes', () => {
       [{ ...valid('v3'), base_url: 'http://127.0.0.1:9/v1/' }, 'base_url', /base_url must not end with a trailing slash/],
       [{ ...valid('v4'), base_url: 'localhost:8080' }, 'base_url', /absolute http\(s\) URL/],
       [{ ...valid('v5'), enabled: 'yes' }, 'enabled', /enabled must be true or false/],
-      [{ ...valid('v6'), models: [{ id: 'm', context_window: 0 }] }, 'models[0].context_window', /models\[0\]\.context_window must be a positive integer/],
+      [
+        { ...valid('v6'), models: [{ id: 'm', context_window: 0 }] },
+        'models[0].context_window',
+        /models\[0\]\.context_window must be a positive integer/,
+      ],
       [{ ...valid('v7'), models: [{ id: 'm', max_output_tokens: 1.5 }] }, 'models[0].max_output_tokens', /positive integer/],
       [{ ...valid('v8'), models: [{ id: 'm' }, { id: 'm' }] }, 'models[1].id', /unique/],
       [{ ...valid('v9'), models: [{ id: 'm', supports_tools: 'y' }] }, 'models[0].supports_tools', /true or false/],
@@ -187,7 +226,10 @@ describe('provider writes', () => {
   test('parallel creates are all kept', async () => {
     const ids = Array.from({ length: 12 }, (_, i) => `par${i}`);
     const results = await Promise.all(ids.map((id) => call('POST', '/api/config/providers', valid(id))));
-    assert.deepEqual(results.map((r) => r.status), ids.map(() => 201));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ids.map(() => 201),
+    );
     const inFile = parse(fileText()).providers.map((p: any) => p.id);
     for (const id of ids) assert.ok(inFile.includes(id), `${id} lost`);
     assert.ok(fileText().includes('# keep this comment'));

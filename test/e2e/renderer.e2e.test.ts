@@ -150,7 +150,10 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await bind.selectOption('writer');
     assert.equal((await bound).status(), 200);
     const index = JSON.parse(file('workspaces.json')) as { workspaces: { name: string; profile_id: string | null }[] };
-    assert.deepEqual(index.workspaces.map((w) => [w.name, w.profile_id]), [['Research', 'writer']]);
+    assert.deepEqual(
+      index.workspaces.map((w) => [w.name, w.profile_id]),
+      [['Research', 'writer']],
+    );
     await screenshot(page, '05-workspaces');
   });
 
@@ -164,7 +167,12 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     const rejected = apiCall(page, 'PUT', '/api/mcp/global');
     await dialog.getByRole('button', { name: 'Save' }).click();
     assert.equal((await rejected).status(), 400);
-    await dialog.locator('.field').filter({ has: page.getByLabel('Server URL') }).getByRole('alert').filter({ hasText: 'http(s)' }).waitFor();
+    await dialog
+      .locator('.field')
+      .filter({ has: page.getByLabel('Server URL') })
+      .getByRole('alert')
+      .filter({ hasText: 'http(s)' })
+      .waitFor();
     await dialog.getByLabel('Server URL').fill('https://example.com/mcp');
     const saved = apiCall(page, 'PUT', '/api/mcp/global');
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -245,7 +253,10 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await screenshot(page, '09-connection');
     const credential = (await page.evaluate(`localStorage.getItem('service.credential:${proc.url}')`)) as string;
     assert.match(credential, /^svc_/);
-    const res = await fetch(`${proc.url}/api/selfhost/pairing/reset`, { method: 'POST', headers: { authorization: `Bearer ${credential}` } });
+    const res = await fetch(`${proc.url}/api/selfhost/pairing/reset`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential}` },
+    });
     assert.equal(res.status, 200);
     await page.getByText('no longer accepts this window’s credential').waitFor();
     await page.getByLabel('Pairing code').waitFor();

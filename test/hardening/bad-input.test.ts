@@ -54,9 +54,19 @@ describe('targeted bad input', () => {
   it('refuses oversized bodies with 413, sent with a length or streamed chunked', async () => {
     const mib = 'x'.repeat(1024 * 1024 + 1);
     expect4xx(await jsonPost(proc.port, '/api/pairing/claim', { pairing_code: '1'.repeat(4100) }), 413, 'payload_too_large', 'claim 4 KiB');
-    expect4xx(await jsonPost(proc.port, '/api/config/providers', { id: 'p', name: mib }, { headers: auth() }), 413, 'payload_too_large', 'provider 1 MiB');
+    expect4xx(
+      await jsonPost(proc.port, '/api/config/providers', { id: 'p', name: mib }, { headers: auth() }),
+      413,
+      'payload_too_large',
+      'provider 1 MiB',
+    );
     expect4xx(await jsonPost(swapPort, '/api/v1/route/build', { ...BUILD, pad: mib }), 413, 'payload_too_large', 'route build 1 MiB');
-    const chunked = await send(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: JSON.stringify({ pad: mib }) });
+    const chunked = await send(swapPort, {
+      method: 'POST',
+      path: '/api/v1/route/build',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: JSON.stringify({ pad: mib }),
+    });
     expect4xx(chunked, 413, 'payload_too_large', 'chunked 1 MiB');
   });
 
@@ -72,7 +82,12 @@ describe('targeted bad input', () => {
     const before = dataFiles();
     for (const [port, method, p, body] of targets) {
       for (const depth of [65, 1000, 100_000]) {
-        const r = await send(port, { method, path: p, headers: { ...auth(), 'content-type': 'application/json' }, body: body(nested(depth)) });
+        const r = await send(port, {
+          method,
+          path: p,
+          headers: { ...auth(), 'content-type': 'application/json' },
+          body: body(nested(depth)),
+        });
         expect4xx(r, 400, 'bad_request', `${method} ${p} nested ${depth}`);
         assert.match(r.json.error.message, /nests deeper than 64 levels/);
       }
@@ -80,13 +95,24 @@ describe('targeted bad input', () => {
     const claim = await jsonPost(proc.port, '/api/pairing/claim', `{"x":${'['.repeat(1500)}${']'.repeat(1500)}}`);
     assert.notEqual(claim.status, 500);
     assert.deepEqual(dataFiles(), before, 'nothing was written');
-    const ok = await send(proc.port, { method: 'PUT', path: '/api/mcp/global', headers: { ...auth(), 'content-type': 'application/json' }, body: `{"mcpServers":{},"client_settings":${nested(40)}}` });
+    const ok = await send(proc.port, {
+      method: 'PUT',
+      path: '/api/mcp/global',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: `{"mcpServers":{},"client_settings":${nested(40)}}`,
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.equal((await send(proc.port, { path: '/health' })).status, 200);
   });
 
   it('answers malformed percent-encoding in path parameters with a 400, not a 500', async () => {
-    for (const [method, p] of [['GET', '/api/skills/%E0%A4%A'], ['GET', '/api/profiles/%'], ['DELETE', '/api/workspaces/%ZZ'], ['PUT', '/api/config/providers/%C3'], ['GET', '/api/workspaces/%ff/mcp']]) {
+    for (const [method, p] of [
+      ['GET', '/api/skills/%E0%A4%A'],
+      ['GET', '/api/profiles/%'],
+      ['DELETE', '/api/workspaces/%ZZ'],
+      ['PUT', '/api/config/providers/%C3'],
+      ['GET', '/api/workspaces/%ff/mcp'],
+    ]) {
       const r = await send(proc.port, { method, path: p, headers: { ...auth(), 'content-type': 'application/json' }, body: '{}' });
       expect4xx(r, 400, 'bad_request', `${method} ${p}`);
     }
@@ -94,13 +120,31 @@ describe('targeted bad input', () => {
   });
 
   it('stores invalid UTF-8 and lone surrogates as valid UTF-8 (U+FFFD), never a file that fails to parse', async () => {
-    const content = Buffer.concat([Buffer.from('{"content":"---\\nname: bytes\\ndescription: d\\n---\\nbad: '), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(' \\ud800 end"}')]);
-    const r = await send(proc.port, { method: 'PUT', path: '/api/skills/bytes', headers: { ...auth(), 'content-type': 'application/json' }, body: content });
+    const content = Buffer.concat([
+      Buffer.from('{"content":"---\\nname: bytes\\ndescription: d\\n---\\nbad: '),
+      Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+      Buffer.from(' \\ud800 end"}'),
+    ]);
+    const r = await send(proc.port, {
+      method: 'PUT',
+      path: '/api/skills/bytes',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: content,
+    });
     assert.equal(r.status, 201, r.text);
     const stored = dataFiles().get(path.join('skills', 'bytes', 'SKILL.md'));
     assert.ok(stored?.includes('\uFFFD'), 'replacement characters, strictly valid UTF-8');
-    const name = Buffer.concat([Buffer.from('{"id":"utf","name":"A'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('\\udfff","type":"compat"}')]);
-    const p = await send(proc.port, { method: 'POST', path: '/api/config/providers', headers: { ...auth(), 'content-type': 'application/json' }, body: name });
+    const name = Buffer.concat([
+      Buffer.from('{"id":"utf","name":"A'),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from('\\udfff","type":"compat"}'),
+    ]);
+    const p = await send(proc.port, {
+      method: 'POST',
+      path: '/api/config/providers',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: name,
+    });
     assert.equal(p.status, 201, p.text);
     const listed = await send(proc.port, { path: '/api/config/providers', headers: auth() });
     assert.deepEqual(listed.json.errors, [], 'config.yaml still parses');
@@ -109,10 +153,20 @@ describe('targeted bad input', () => {
 
   it('takes the last of duplicate keys, like JSON.parse, and validates that value', async () => {
     const dup = `{"chain":"bsc","tokenIn":"${USDT}","tokenOut":"${USDC}","sender":"${BUILD.sender}","amountIn":"1000","amountIn":"-1"}`;
-    const r = await send(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { 'content-type': 'application/json' }, body: dup });
+    const r = await send(swapPort, {
+      method: 'POST',
+      path: '/api/v1/route/build',
+      headers: { 'content-type': 'application/json' },
+      body: dup,
+    });
     expect4xx(r, 400, 'validation_failed', 'duplicate amountIn');
     assert.equal(r.json.error.field, 'amountIn');
-    const w = await send(proc.port, { method: 'POST', path: '/api/workspaces', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"name":"first","name":"second"}' });
+    const w = await send(proc.port, {
+      method: 'POST',
+      path: '/api/workspaces',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"name":"first","name":"second"}',
+    });
     assert.equal(w.status, 201);
     assert.equal(w.json.name, 'second');
   });
@@ -135,14 +189,29 @@ describe('targeted bad input', () => {
     ];
     for (const [over, field] of cases) {
       const raw = JSON.stringify({ ...BUILD, ...over }).replace('"slippageTolerance":null', '"slippageTolerance":1e400');
-      const r = await send(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { 'content-type': 'application/json' }, body: raw });
+      const r = await send(swapPort, {
+        method: 'POST',
+        path: '/api/v1/route/build',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      });
       expect4xx(r, 400, 'validation_failed', JSON.stringify(over));
       assert.equal(r.json.error.field, field, JSON.stringify(over));
     }
     // JSON's -0 is the number 0: as a slippage it is simply 0 bps, not an error or a 5xx.
-    const negZero = await send(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BUILD).replace('}', ',"slippageTolerance":-0}') });
+    const negZero = await send(swapPort, {
+      method: 'POST',
+      path: '/api/v1/route/build',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(BUILD).replace('}', ',"slippageTolerance":-0}'),
+    });
     assert.ok(negZero.status < 500 || ['config_missing', 'upstream_error'].includes(negZero.json?.error?.code), negZero.text);
-    const big = await send(proc.port, { method: 'POST', path: '/api/config/providers', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"id":"n","name":"N","type":"compat","models":[{"id":"m","name":"m","context_window":1e400}]}' });
+    const big = await send(proc.port, {
+      method: 'POST',
+      path: '/api/config/providers',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"id":"n","name":"N","type":"compat","models":[{"id":"m","name":"m","context_window":1e400}]}',
+    });
     expect4xx(big, 400, 'validation_failed', 'context_window 1e400');
     assert.match(big.json.error.field, /context_window/);
   });

@@ -16,7 +16,16 @@ const DEV_ORIGIN = 'http://localhost:5173';
 const BUILD = { chain: 'bsc', tokenIn: USDT, tokenOut: USDC, amountIn: '1000000000000000000', sender: SENDER };
 
 /** Host values a DNS-rebinding page (or a 0.0.0.0 trick) can make the browser send. */
-const HOSTILE_HOSTS = ['evil.com', 'localhost.evil.com', '127.0.0.1.nip.io', '', '0.0.0.0', 'localhost.', 'evil.com@localhost', '[::ffff:127.0.0.1]'];
+const HOSTILE_HOSTS = [
+  'evil.com',
+  'localhost.evil.com',
+  '127.0.0.1.nip.io',
+  '',
+  '0.0.0.0',
+  'localhost.',
+  'evil.com@localhost',
+  '[::ffff:127.0.0.1]',
+];
 
 const agg = new FakeAggregator();
 let proc: BackendProcess;
@@ -34,15 +43,40 @@ async function record(p: Promise<Reply>): Promise<Reply> {
 
 function hostileOrigins(): string[] {
   // Prefix extensions of allowed origins: same start, different origin.
-  return ['https://evil.com', 'null', 'http://localhost.evil.com', `${DEV_ORIGIN}.evil.com`, `${DEV_ORIGIN}0`,
-    `http://127.0.0.1:${port}0`, `http://localhost:${port}.evil.com`, 'app://renderer.evil.com', 'app://rendererx', `${DEV_ORIGIN}/`];
+  return [
+    'https://evil.com',
+    'null',
+    'http://localhost.evil.com',
+    `${DEV_ORIGIN}.evil.com`,
+    `${DEV_ORIGIN}0`,
+    `http://127.0.0.1:${port}0`,
+    `http://localhost:${port}.evil.com`,
+    'app://renderer.evil.com',
+    'app://rendererx',
+    `${DEV_ORIGIN}/`,
+  ];
 }
 
 before(async () => {
   await agg.start();
-  agg.reply = (_url, res) => json(res, 200, answer(USDT, USDC, 10n ** 18n, [[{
-    pool: POOL.toLowerCase(), tokenIn: USDT.toLowerCase(), tokenOut: USDC.toLowerCase(), swapAmount: (10n ** 18n).toString(), amountOut: '999000000000000000', exchange: 'pancake', poolType: 'pancake',
-  }]]));
+  agg.reply = (_url, res) =>
+    json(
+      res,
+      200,
+      answer(USDT, USDC, 10n ** 18n, [
+        [
+          {
+            pool: POOL.toLowerCase(),
+            tokenIn: USDT.toLowerCase(),
+            tokenOut: USDC.toLowerCase(),
+            swapAmount: (10n ** 18n).toString(),
+            amountOut: '999000000000000000',
+            exchange: 'pancake',
+            poolType: 'pancake',
+          },
+        ],
+      ]),
+    );
   const dataDir = path.join(tempDir('svc-hard-'), 'data');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(path.join(dataDir, 'swap.yaml'), swapYaml(agg.url));
@@ -83,10 +117,18 @@ describe('browser attacks on both listeners', () => {
       const requests = [
         send(port, { path: '/api/pairing/status', headers: { origin } }),
         jsonPost(port, '/api/pairing/claim', { pairing_code: code }, { headers: { origin } }),
-        send(port, { method: 'OPTIONS', path: '/api/pairing/claim', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } }),
+        send(port, {
+          method: 'OPTIONS',
+          path: '/api/pairing/claim',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        }),
         send(swapPort, { path: '/health', headers: { origin } }),
         jsonPost(swapPort, '/api/v1/route/build', BUILD, { headers: { origin } }),
-        send(swapPort, { method: 'OPTIONS', path: '/api/v1/route/build', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } }),
+        send(swapPort, {
+          method: 'OPTIONS',
+          path: '/api/v1/route/build',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        }),
       ];
       for (const r of await Promise.all(requests.map(record))) {
         assert.equal(r.status, 403, `Origin: ${origin}`);
@@ -104,7 +146,12 @@ describe('browser attacks on both listeners', () => {
       await assert.rejects(openWs(wsUrl, { origin }), (e: { status?: number }) => e.status === 403, `Origin: ${origin}`);
     }
     // Raw upgrades: the ws client would replace an empty Host with its own.
-    const upgradeHeaders = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+    const upgradeHeaders = {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    };
     for (const host of HOSTILE_HOSTS) {
       const r = await record(send(port, { path: '/ws?service_credential=x', headers: { ...upgradeHeaders, host } }));
       assert.equal(r.status, 403, `Host: ${JSON.stringify(host)}`);
@@ -162,7 +209,9 @@ describe('browser attacks on both listeners', () => {
     const ws = await openWs(`ws://127.0.0.1:${port}/ws?service_credential=${claim.json.credential}`, { origin: DEV_ORIGIN });
     assert.equal((await ws.next()).type, 'hello');
     ws.socket.close();
-    const refused = await openWs(`ws://127.0.0.1:${port}/ws?service_credential=${claim.json.credential}`, { origin: 'https://evil.com' }).then(
+    const refused = await openWs(`ws://127.0.0.1:${port}/ws?service_credential=${claim.json.credential}`, {
+      origin: 'https://evil.com',
+    }).then(
       () => 0,
       (e: { status?: number }) => e.status,
     );

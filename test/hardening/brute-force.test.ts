@@ -70,7 +70,11 @@ describe('brute force of the pairing code', () => {
     procs.push(proc);
     await proc.waitForLine(CODE_LINE);
     // Every 127/8 address is local on Linux: a per-IP budget would be evaded by switching.
-    const sources = [source('127.0.0.1', '127.0.0.1'), source('127.0.0.2', '127.0.0.1', '127.0.0.2'), source('127.0.0.3', '127.0.0.1', '127.0.0.3')];
+    const sources = [
+      source('127.0.0.1', '127.0.0.1'),
+      source('127.0.0.2', '127.0.0.1', '127.0.0.2'),
+      source('127.0.0.3', '127.0.0.1', '127.0.0.3'),
+    ];
     const results: Reply[] = [];
     const started = Date.now();
     for (let i = 0; i < ATTEMPTS; i++) {
@@ -79,7 +83,10 @@ describe('brute force of the pairing code', () => {
     }
     const elapsed = Date.now() - started;
     const unauthorized = checkFlood(results, elapsed);
-    assert.deepEqual(results.slice(0, BUDGET + 1).map((r) => r.status), [...Array(BUDGET).fill(401), 429]);
+    assert.deepEqual(
+      results.slice(0, BUDGET + 1).map((r) => r.status),
+      [...Array(BUDGET).fill(401), 429],
+    );
 
     // A new code after every 5 failures against one code.
     const expectedCodes = 1 + Math.floor(unauthorized / 5);
@@ -106,28 +113,57 @@ describe('brute force of the pairing code', () => {
     const proc = await BackendProcess.start({ env, args: ['-host', '::'] });
     procs.push(proc);
     await proc.waitForLine(CODE_LINE);
-    const sources = [source('::ffff:127.0.0.1 (via 127.0.0.1)', '127.0.0.1'), source('::ffff:127.0.0.1', '::ffff:127.0.0.1'), source('::1', '::1')];
+    const sources = [
+      source('::ffff:127.0.0.1 (via 127.0.0.1)', '127.0.0.1'),
+      source('::ffff:127.0.0.1', '::ffff:127.0.0.1'),
+      source('::1', '::1'),
+    ];
     const started = Date.now();
-    const results = await pool(Array.from({ length: ATTEMPTS }, (_, i) => i), 50, (i) =>
-      jsonPost(proc.port, '/api/pairing/claim', { pairing_code: wrongCode(proc.pairingCode(), i) }, {
-        ...sources[i % sources.length],
-        headers: { host: `localhost:${proc.port}` },
-      }),
+    const results = await pool(
+      Array.from({ length: ATTEMPTS }, (_, i) => i),
+      50,
+      (i) =>
+        jsonPost(
+          proc.port,
+          '/api/pairing/claim',
+          { pairing_code: wrongCode(proc.pairingCode(), i) },
+          {
+            ...sources[i % sources.length],
+            headers: { host: `localhost:${proc.port}` },
+          },
+        ),
     );
     checkFlood(results, Date.now() - started);
     for (const s of sources) {
       const mine = results.filter((_, i) => i % sources.length === sources.indexOf(s));
-      assert.ok(mine.some((r) => r.status === 429), `${s.label} is throttled too`);
+      assert.ok(
+        mine.some((r) => r.status === 429),
+        `${s.label} is throttled too`,
+      );
     }
 
-    const probe = await jsonPost(proc.port, '/api/pairing/claim', { pairing_code: wrongCode(proc.pairingCode(), 0) }, { ...sources[0], headers: { host: 'localhost' } });
+    const probe = await jsonPost(
+      proc.port,
+      '/api/pairing/claim',
+      { pairing_code: wrongCode(proc.pairingCode(), 0) },
+      { ...sources[0], headers: { host: 'localhost' } },
+    );
     if (probe.status === 429) await sleep(Number(probe.headers['retry-after']) * 1000 + 50);
     await sleep(100); // the log line of a rotation the probe caused reaches us through a pipe
     const code = proc.pairingCode();
     const right = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => jsonPost(proc.port, '/api/pairing/claim', { pairing_code: code }, { ...sources[i % 3], headers: { host: 'localhost' } })),
+      Array.from({ length: 50 }, (_, i) =>
+        jsonPost(proc.port, '/api/pairing/claim', { pairing_code: code }, { ...sources[i % 3], headers: { host: 'localhost' } }),
+      ),
     );
     const statuses = right.map((r) => r.status).sort((a, b) => a - b);
-    assert.deepEqual(statuses, [200, ...Array(49).fill(409)], right.map((r) => r.text).join('\n').slice(0, 500));
+    assert.deepEqual(
+      statuses,
+      [200, ...Array(49).fill(409)],
+      right
+        .map((r) => r.text)
+        .join('\n')
+        .slice(0, 500),
+    );
   });
 });

@@ -16,7 +16,13 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-interface Stats { kills: number; acknowledged: number; checked: number; relogins: number; files: number }
+interface Stats {
+  kills: number;
+  acknowledged: number;
+  checked: number;
+  relogins: number;
+  files: number;
+}
 
 /** One data directory, killed with SIGKILL `lives` times while six lanes write to it. */
 async function worker(w: number, lives: number, stats: Stats): Promise<void> {
@@ -39,12 +45,20 @@ async function worker(w: number, lives: number, stats: Stats): Promise<void> {
       let dead = false;
       const call = (method: string, p: string, body?: unknown): Promise<Reply> =>
         send(proc.port, {
-          method, path: p, agent, timeoutMs: 5000,
+          method,
+          path: p,
+          agent,
+          timeoutMs: 5000,
           headers: { authorization: `Bearer ${credential}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       /** A write: unknown while in flight; a fact once a 2xx arrives; unchanged when refused. */
-      const write = async (resource: Resource, ids: string[], request: () => Promise<Reply>, after: (r: Reply, id: string) => Knowledge) => {
+      const write = async (
+        resource: Resource,
+        ids: string[],
+        request: () => Promise<Reply>,
+        after: (r: Reply, id: string) => Knowledge,
+      ) => {
         const previous = ids.map((id) => model.keys.get(model.key(resource, id)));
         for (const id of ids) model.inFlight(resource, id);
         const r = await request();
@@ -53,7 +67,9 @@ async function worker(w: number, lives: number, stats: Stats): Promise<void> {
           stats.acknowledged += 1;
         } else {
           assert.ok(r.status < 500, `${r.status} ${r.text}`);
-          ids.forEach((id, i) => (previous[i] ? model.keys.set(model.key(resource, id), previous[i]!) : model.keys.delete(model.key(resource, id))));
+          ids.forEach((id, i) =>
+            previous[i] ? model.keys.set(model.key(resource, id), previous[i]!) : model.keys.delete(model.key(resource, id)),
+          );
         }
         return r;
       };
@@ -71,32 +87,64 @@ async function worker(w: number, lives: number, stats: Stats): Promise<void> {
       const lanes = [
         lane(async (i) => {
           const id = `p${tag}-${i}`;
-          await write('provider', [id], () => call('POST', '/api/config/providers', { id, name: `P ${id}`, type: 'compat', api_key: `sk-crash-${id}` }), () => ({ state: 'present', value: `P ${id}` }));
+          await write(
+            'provider',
+            [id],
+            () => call('POST', '/api/config/providers', { id, name: `P ${id}`, type: 'compat', api_key: `sk-crash-${id}` }),
+            () => ({ state: 'present', value: `P ${id}` }),
+          );
           const old = `p${w}-${life - 1}-${i}`;
           if (model.keys.get(model.key('provider', old))?.state === 'present') {
-            await write('provider', [old], () => call('DELETE', `/api/config/providers/${old}`), () => ({ state: 'absent' }));
+            await write(
+              'provider',
+              [old],
+              () => call('DELETE', `/api/config/providers/${old}`),
+              () => ({ state: 'absent' }),
+            );
           }
         }),
         lane(async (i) => {
           const value = 1 + Math.floor(rand() * 10_000);
-          await write('profile', [`pr${i % 5}`], () => call('PUT', `/api/profiles/pr${i % 5}`, { timeout_seconds: value }), () => ({ state: 'present', value }));
+          await write(
+            'profile',
+            [`pr${i % 5}`],
+            () => call('PUT', `/api/profiles/pr${i % 5}`, { timeout_seconds: value }),
+            () => ({ state: 'present', value }),
+          );
         }),
         lane(async (i) => {
           const r = await call('POST', '/api/workspaces', { name: `w${tag}-${i}` });
           if (r.status === 201) model.acknowledged('workspace', r.json.id, { state: 'present', value: `w${tag}-${i}` });
         }),
         lane(async () => {
-          const servers = Object.fromEntries(Array.from({ length: 6 }, (_, k) => [`s${k}`, { command: 'node', args: [`v${Math.floor(rand() * 1e6)}`] }]));
-          await write('mcp', Object.keys(servers), () => call('PUT', '/api/mcp/global', { mcpServers: servers }), (_r, name) => ({ state: 'present', value: servers[name].args[0] }));
+          const servers = Object.fromEntries(
+            Array.from({ length: 6 }, (_, k) => [`s${k}`, { command: 'node', args: [`v${Math.floor(rand() * 1e6)}`] }]),
+          );
+          await write(
+            'mcp',
+            Object.keys(servers),
+            () => call('PUT', '/api/mcp/global', { mcpServers: servers }),
+            (_r, name) => ({ state: 'present', value: servers[name].args[0] }),
+          );
         }),
         lane(async (i) => {
           const name = `sk${i % 4}`;
           if (i % 5 === 4) {
-            await write('skill', [name], () => call('DELETE', `/api/skills/${name}`), () => ({ state: 'absent' }));
+            await write(
+              'skill',
+              [name],
+              () => call('DELETE', `/api/skills/${name}`),
+              () => ({ state: 'absent' }),
+            );
             return;
           }
           const content = `---\nname: ${name}\ndescription: crash ${tag}-${i}\n---\n${'body '.repeat(200)}\n`;
-          await write('skill', [name], () => call('PUT', `/api/skills/${name}`, { content }), () => ({ state: 'present', value: content }));
+          await write(
+            'skill',
+            [name],
+            () => call('PUT', `/api/skills/${name}`, { content }),
+            () => ({ state: 'present', value: content }),
+          );
         }),
         lane(async () => {
           rotationInFlight = true;
@@ -127,7 +175,8 @@ async function worker(w: number, lives: number, stats: Stats): Promise<void> {
       model.settle(disk.read);
 
       const pairing = JSON.parse(readFileSync(path.join(dataDir, 'selfhost', 'pairing.json'), 'utf8'));
-      const works = (await send(proc.port, { path: '/api/config/providers', headers: { authorization: `Bearer ${credential}` } })).status === 200;
+      const works =
+        (await send(proc.port, { path: '/api/config/providers', headers: { authorization: `Bearer ${credential}` } })).status === 200;
       assert.equal(works, pairing.credential_sha256 === sha256(credential), `${label}: the stored digest decides`);
       if (!works) {
         // Only a rotation the client never heard back about may change the credential.
@@ -137,7 +186,12 @@ async function worker(w: number, lives: number, stats: Stats): Promise<void> {
         execFileSync(process.execPath, [BACKEND_ENTRY, 'reset-pairing', '-data', dataDir]);
         proc = await BackendProcess.start({ dataDir, env });
         const code = (await proc.waitForLine(/^pairing code: (\d{6})/))[1];
-        const claim = await send(proc.port, { method: 'POST', path: '/api/pairing/claim', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pairing_code: code }) });
+        const claim = await send(proc.port, {
+          method: 'POST',
+          path: '/api/pairing/claim',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ pairing_code: code }),
+        });
         assert.equal(claim.status, 200, claim.text);
         credential = claim.json.credential;
       }
@@ -151,7 +205,9 @@ describe('crash consistency', () => {
     const stats: Stats = { kills: 0, acknowledged: 0, checked: 0, relogins: 0, files: 0 };
     const started = Date.now();
     await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w, LIVES_PER_WORKER, stats)));
-    console.log(`crash: seed ${SEED}, ${stats.kills} kills, ${stats.acknowledged} acknowledged writes, ${stats.checked} facts checked, ${stats.files} files parsed, ${stats.relogins} re-pairings after an unacknowledged rotation, ${Date.now() - started} ms`);
+    console.log(
+      `crash: seed ${SEED}, ${stats.kills} kills, ${stats.acknowledged} acknowledged writes, ${stats.checked} facts checked, ${stats.files} files parsed, ${stats.relogins} re-pairings after an unacknowledged rotation, ${Date.now() - started} ms`,
+    );
     assert.equal(stats.kills, WORKERS * LIVES_PER_WORKER);
     // Writes really completed between kills (fewer on a loaded machine, where each write is slower).
     assert.ok(stats.acknowledged >= stats.kills / 4, `only ${stats.acknowledged} acknowledged writes`);

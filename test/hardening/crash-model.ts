@@ -96,7 +96,11 @@ export function readDataDir(root: string): { read: (resource: Resource, id: stri
 
 function parseYaml(file: string): unknown {
   const doc = parseDocument(readFileSync(file, 'utf8'), { uniqueKeys: true });
-  assert.deepEqual(doc.errors.map((e) => e.message), [], `${file} parses`);
+  assert.deepEqual(
+    doc.errors.map((e) => e.message),
+    [],
+    `${file} parses`,
+  );
   return doc.toJS();
 }
 

@@ -23,9 +23,17 @@ after(async () => {
 /** A data directory as a careless earlier install (or a hand edit) left it: world-readable. */
 function laxDataDir(): void {
   mkdirSync(path.join(root, 'selfhost'), { recursive: true, mode: 0o755 });
-  writeFileSync(path.join(root, 'config.yaml'), `providers:\n  - id: hand\n    name: Hand\n    type: compat\n    api_key: ${FILE_KEY}\n  - id: envp\n    name: Env P\n    type: compat\ndefaults: {}\n`, { mode: 0o644 });
+  writeFileSync(
+    path.join(root, 'config.yaml'),
+    `providers:\n  - id: hand\n    name: Hand\n    type: compat\n    api_key: ${FILE_KEY}\n  - id: envp\n    name: Env P\n    type: compat\ndefaults: {}\n`,
+    { mode: 0o644 },
+  );
   writeFileSync(path.join(root, 'selfhost', 'bootstrap_secret'), `${BOOTSTRAP}\n`, { mode: 0o644 });
-  writeFileSync(path.join(root, 'global_mcp_servers.json'), JSON.stringify({ mcpServers: { gh: { command: 'gh-mcp', env: { GITHUB_TOKEN: MCP_TOKEN } } } }), { mode: 0o644 });
+  writeFileSync(
+    path.join(root, 'global_mcp_servers.json'),
+    JSON.stringify({ mcpServers: { gh: { command: 'gh-mcp', env: { GITHUB_TOKEN: MCP_TOKEN } } } }),
+    { mode: 0o644 },
+  );
 }
 
 function walk(dir: string, out: { file: string; mode: number; dir: boolean }[] = []) {
@@ -61,16 +69,37 @@ describe('secrets', () => {
     await keep(send(port, { path: '/api/config/providers', headers: h() }));
     await keep(send(port, { path: '/api/config/providers/hand', headers: h() }));
     await keep(send(port, { path: '/api/config/providers/envp', headers: h() }));
-    const created = await keep(send(port, { method: 'POST', path: '/api/config/providers', headers: json(0), body: JSON.stringify({ id: 'api', name: 'Api', type: 'native', api_key: API_KEY, base_url: 'http://127.0.0.1:1' }) }));
+    const created = await keep(
+      send(port, {
+        method: 'POST',
+        path: '/api/config/providers',
+        headers: json(0),
+        body: JSON.stringify({ id: 'api', name: 'Api', type: 'native', api_key: API_KEY, base_url: 'http://127.0.0.1:1' }),
+      }),
+    );
     assert.equal(created.status, 201);
-    await keep(send(port, { method: 'PUT', path: '/api/config/providers/api', headers: json(0), body: JSON.stringify({ name: 'Api', type: 'native', api_key: created.json.api_key_hint }) }));
-    await keep(send(port, { method: 'POST', path: '/api/config/providers/api/test', headers: json(0), body: JSON.stringify({ timeout_ms: 300 }) }));
+    await keep(
+      send(port, {
+        method: 'PUT',
+        path: '/api/config/providers/api',
+        headers: json(0),
+        body: JSON.stringify({ name: 'Api', type: 'native', api_key: created.json.api_key_hint }),
+      }),
+    );
+    await keep(
+      send(port, { method: 'POST', path: '/api/config/providers/api/test', headers: json(0), body: JSON.stringify({ timeout_ms: 300 }) }),
+    );
     // Tool-server env values are returned to the paired client, which edits them (not masked).
     const mcp = await send(port, { path: '/api/mcp/global', headers: h() });
     assert.equal(mcp.json.mcpServers.gh.env.GITHUB_TOKEN, MCP_TOKEN);
     assert.equal((await keep(send(port, { path: '/api/mcp/global' }))).status, 401);
     await keep(send(port, { path: `/api/logs?service_credential=${credentials[0]}`, headers: h() }));
-    await keep(send(port, { path: `/api/nope?service_credential=${WRONG_QUERY}&api_key=${FILE_KEY.slice(0, 6)}`, headers: { authorization: `Bearer ${WRONG_QUERY}` } }));
+    await keep(
+      send(port, {
+        path: `/api/nope?service_credential=${WRONG_QUERY}&api_key=${FILE_KEY.slice(0, 6)}`,
+        headers: { authorization: `Bearer ${WRONG_QUERY}` },
+      }),
+    );
     await keep(send(port, { path: '/api/config/providers', headers: { 'x-service-credential': WRONG_QUERY } }));
     await keep(send(port, { path: '/api/config/providers', headers: { authorization: `Bearer ${BOOTSTRAP}` } }));
     await keep(jsonPost(port, '/api/pairing/claim', { bootstrap_secret: BOOTSTRAP }));
@@ -95,7 +124,8 @@ describe('secrets', () => {
       ...replies.map((r, i): [string, string] => [`API answer #${i} (${r.status})`, r.text]),
     ];
     places.push(['claim answer', claim.text.replace(credentials[0], '')], ['rotate answer', rotated.text.replace(credentials[1], '')]);
-    for (const { file, dir } of walk(root)) if (!dir && path.basename(file) !== 'config.yaml') places.push([file, readFileSync(file, 'utf8')]);
+    for (const { file, dir } of walk(root))
+      if (!dir && path.basename(file) !== 'config.yaml') places.push([file, readFileSync(file, 'utf8')]);
     for (const [where, text] of places) {
       for (const secret of secrets) {
         // The tool server's own token is its configuration: it may live in its file only.

@@ -57,9 +57,19 @@ function writes(): Promise<Reply>[] {
   const headers = { authorization: `Bearer ${credential}`, 'content-type': 'application/json' };
   const port = proc!.port;
   return [
-    send(port, { method: 'POST', path: '/api/config/providers', headers, body: JSON.stringify({ id, name: id, type: 'compat', api_key: 'sk-late-0000' }) }),
+    send(port, {
+      method: 'POST',
+      path: '/api/config/providers',
+      headers,
+      body: JSON.stringify({ id, name: id, type: 'compat', api_key: 'sk-late-0000' }),
+    }),
     send(port, { method: 'PUT', path: '/api/profiles/late', headers, body: JSON.stringify({ language: 'en' }) }),
-    send(port, { method: 'PUT', path: '/api/skills/late', headers, body: JSON.stringify({ content: `---\nname: late\ndescription: d\n---\n${'x'.repeat(4000)}` }) }),
+    send(port, {
+      method: 'PUT',
+      path: '/api/skills/late',
+      headers,
+      body: JSON.stringify({ content: `---\nname: late\ndescription: d\n---\n${'x'.repeat(4000)}` }),
+    }),
     send(port, { method: 'PUT', path: '/api/mcp/global', headers, body: JSON.stringify({ mcpServers: { late: { command: 'node' } } }) }),
     send(port, { method: 'POST', path: '/api/workspaces', headers, body: JSON.stringify({ name: 'late' }) }),
     send(port, { method: 'POST', path: '/api/selfhost/credential/rotate', headers: { authorization: `Bearer ${credential}` } }),
@@ -70,7 +80,15 @@ async function expectStorageErrors(reason: RegExp): Promise<void> {
   for (const r of await Promise.all(writes())) {
     assert.equal(r.status, 500, r.text);
     assert.ok(isEnvelope(r.json), r.text);
-    assert.equal(r.json.error.code, 'storage_error', `${r.text}\n${proc!.lines.filter((l) => l.stream === 'stderr').slice(-12).map((l) => l.line).join('\n')}`);
+    assert.equal(
+      r.json.error.code,
+      'storage_error',
+      `${r.text}\n${proc!.lines
+        .filter((l) => l.stream === 'stderr')
+        .slice(-12)
+        .map((l) => l.line)
+        .join('\n')}`,
+    );
     assert.match(r.json.error.message, reason);
   }
 }
@@ -79,7 +97,12 @@ describe('disk full and read-only data directory', () => {
   it('disk full: every write answers a clear storage_error and leaves the previous files intact', async (t) => {
     if (!mounted) return t.skip('cannot mount a tmpfs here (needs root); disk-full not simulated');
     ({ proc, credential } = await startPaired({ dataDir: dataDir(), env: { EXPRESS_MODE: 'release' } }));
-    const setup = await send(proc.port, { method: 'POST', path: '/api/config/providers', headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'kept', name: 'Kept', type: 'compat', api_key: 'sk-kept-1234' }) });
+    const setup = await send(proc.port, {
+      method: 'POST',
+      path: '/api/config/providers',
+      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'kept', name: 'Kept', type: 'compat', api_key: 'sk-kept-1234' }),
+    });
     assert.equal(setup.status, 201);
     const before = snapshot();
     // Fill the file system to the last block.
@@ -91,12 +114,23 @@ describe('disk full and read-only data directory', () => {
     }
     await expectStorageErrors(/no space left/i);
     assert.deepEqual(snapshot(), before, 'old files intact, no temporary files left');
-    assert.equal((await send(proc.port, { path: '/api/config/providers', headers: { authorization: `Bearer ${credential}` } })).status, 200, 'the old credential still works and reads go on');
-    assert.ok(proc.lines.some((l) => /ENOSPC/.test(l.line)), 'the operator sees the cause in the log');
+    assert.equal(
+      (await send(proc.port, { path: '/api/config/providers', headers: { authorization: `Bearer ${credential}` } })).status,
+      200,
+      'the old credential still works and reads go on',
+    );
+    assert.ok(
+      proc.lines.some((l) => /ENOSPC/.test(l.line)),
+      'the operator sees the cause in the log',
+    );
 
     rmSync(filler);
     const again = await Promise.all(writes());
-    assert.deepEqual(again.map((r) => r.status), [201, 201, 201, 200, 201, 200], 'writes work again once space is free');
+    assert.deepEqual(
+      again.map((r) => r.status),
+      [201, 201, 201, 200, 201, 200],
+      'writes work again once space is free',
+    );
     credential = again[5].json.credential;
   });
 

@@ -93,7 +93,14 @@ export class BackendProcess {
       const timer = setTimeout(() => {
         reject(new Error(`timed out waiting for ${re}; output:\n${this.output()}`));
       }, timeoutMs);
-      const waiter = { re, from, resolve: (m: RegExpExecArray) => { clearTimeout(timer); resolve(m); } };
+      const waiter = {
+        re,
+        from,
+        resolve: (m: RegExpExecArray) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
       this.waiters.push(waiter);
       void this.exited.then(() => {
         if (this.waiters.includes(waiter)) {

@@ -24,7 +24,9 @@ export function openWs(url: string, headers: Record<string, string> = {}): Promi
         }
       }
     });
-    const closed = new Promise<{ code: number; reason: string }>((r) => socket.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      socket.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+    );
     socket.on('unexpected-response', (_req, res) => {
       reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode }));
     });
@@ -43,7 +45,14 @@ export function openWs(url: string, headers: Record<string, string> = {}): Promi
           }
           return new Promise((res, rej) => {
             const timer = setTimeout(() => rej(new Error('timed out waiting for a WebSocket message')), timeoutMs);
-            waiters.push({ predicate, resolve: (m) => { clearTimeout(timer); seen = messages.length; res(m); } });
+            waiters.push({
+              predicate,
+              resolve: (m) => {
+                clearTimeout(timer);
+                seen = messages.length;
+                res(m);
+              },
+            });
           });
         },
       });

@@ -35,7 +35,10 @@ describe('built routes execute on a real chain exactly as quoted', () => {
   }
 
   it('simple: one V2 pool', async () => {
-    const { route } = await buildAndRun({ tokenIn: h.token('CAKE'), tokenOut: h.token('USDT'), amountIn: units(h, '100', 'CAKE'), includedSources: ['swapb'] }, 'simple');
+    const { route } = await buildAndRun(
+      { tokenIn: h.token('CAKE'), tokenOut: h.token('USDT'), amountIn: units(h, '100', 'CAKE'), includedSources: ['swapb'] },
+      'simple',
+    );
     assert.equal(route.routeInfo.source, 'onchain');
     assert.equal(route.routeInfo.paths[0].hops[0].dex, 'swapb');
     assert.equal(typeof route.amountInUsd, 'number');
@@ -43,7 +46,10 @@ describe('built routes execute on a real chain exactly as quoted', () => {
   });
 
   it('simple: one V3 pool crossing initialized ticks', async () => {
-    const { route } = await buildAndRun({ tokenIn: h.token('WBNB'), tokenOut: h.token('ETH'), amountIn: units(h, '300', 'WBNB'), includedSources: ['swapav3'] }, 'simple');
+    const { route } = await buildAndRun(
+      { tokenIn: h.token('WBNB'), tokenOut: h.token('ETH'), amountIn: units(h, '300', 'WBNB'), includedSources: ['swapav3'] },
+      'simple',
+    );
     assert.equal(route.routeInfo.paths[0].hops[0].version, 'v3');
   });
 
@@ -67,12 +73,18 @@ describe('built routes execute on a real chain exactly as quoted', () => {
   });
 
   it('multihop: DOGE to MEME through three hops', async () => {
-    const { route } = await buildAndRun({ tokenIn: h.token('DOGE'), tokenOut: h.token('MEME'), amountIn: units(h, '1000', 'DOGE') }, 'multihop');
+    const { route } = await buildAndRun(
+      { tokenIn: h.token('DOGE'), tokenOut: h.token('MEME'), amountIn: units(h, '1000', 'DOGE') },
+      'multihop',
+    );
     assert.equal(route.routeInfo.paths[0].hops.length, 3);
   });
 
   it('parallel_multihop: a large trade over disjoint multihop paths', async () => {
-    const { route } = await buildAndRun({ tokenIn: h.token('ETH'), tokenOut: h.token('USDC'), amountIn: units(h, '200', 'ETH') }, 'parallel_multihop');
+    const { route } = await buildAndRun(
+      { tokenIn: h.token('ETH'), tokenOut: h.token('USDC'), amountIn: units(h, '200', 'ETH') },
+      'parallel_multihop',
+    );
     assert.ok(route.routeInfo.paths.length > 1);
     assert.ok(route.routeInfo.paths.some((p: any) => p.hops.length > 1));
   });
@@ -100,7 +112,12 @@ describe('built routes execute on a real chain exactly as quoted', () => {
   });
 
   it('an expired deadline reverts with Route: expired', async () => {
-    const res = await h.build({ tokenIn: h.token('CAKE'), tokenOut: h.token('USDT'), amountIn: units(h, '10', 'CAKE'), deadline: Math.floor(Date.now() / 1000) + 60 });
+    const res = await h.build({
+      tokenIn: h.token('CAKE'),
+      tokenOut: h.token('USDT'),
+      amountIn: units(h, '10', 'CAKE'),
+      deadline: Math.floor(Date.now() / 1000) + 60,
+    });
     assert.equal(res.status, 200);
     await h.chain.provider.send('evm_increaseTime', [3600]);
     await h.chain.provider.send('evm_mine', []);
@@ -108,7 +125,13 @@ describe('built routes execute on a real chain exactly as quoted', () => {
   });
 
   it('a price moved beyond the slippage reverts; within the slippage it succeeds', async () => {
-    const body = { tokenIn: h.token('USDT'), tokenOut: h.token('CAKE'), amountIn: units(h, '2000', 'USDT'), includedSources: ['swapb'], slippageTolerance: 50 };
+    const body = {
+      tokenIn: h.token('USDT'),
+      tokenOut: h.token('CAKE'),
+      amountIn: units(h, '2000', 'USDT'),
+      includedSources: ['swapb'],
+      slippageTolerance: 50,
+    };
     const tight = (await h.build(body)).body;
     const loose = (await h.build({ ...body, slippageTolerance: 3000 })).body;
     // Another trader buys CAKE on the same pool first.

@@ -42,7 +42,10 @@ describe('split optimizer', () => {
     const paths = [v2(1_000_000n * E18, 30, 'a'), v2(500_000n * E18, 25, 'b'), v2(200_000n * E18, 30, 'c')];
     const amount = 300_000n * E18 + 7n;
     const r = optimizeSplit(paths, amount)!;
-    assert.equal(r.allocations.reduce((s, a) => s + a.amountIn, 0n), amount);
+    assert.equal(
+      r.allocations.reduce((s, a) => s + a.amountIn, 0n),
+      amount,
+    );
     assert.ok(r.amountOut >= gridBest(paths, amount), 'at least the best 1 % grid split');
     assert.equal(r.allocations.length, 3);
   });
@@ -55,7 +58,10 @@ describe('split optimizer', () => {
         const r = optimizeSplit(set.candidates, amount)!;
         const bestSingle = set.candidates.reduce((m, c) => (c.quote(amount) > m ? c.quote(amount) : m), 0n);
         assert.ok(r.netOut >= bestSingle, `${set.name} at ${bps} bps`);
-        assert.equal(r.allocations.reduce((s, a) => s + a.amountIn, 0n), amount);
+        assert.equal(
+          r.allocations.reduce((s, a) => s + a.amountIn, 0n),
+          amount,
+        );
       }
     }
   });

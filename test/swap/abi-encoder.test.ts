@@ -13,25 +13,30 @@ const pool = fc.record({ adapter: hexAddress, assetTo: hexAddress, pool: hexAddr
 
 /** Plans of 1-4 batches of 1-3 hops, each hop 1-3 pools with weights summing to 10000. */
 const plan: fc.Arbitrary<RouterPlan> = fc
-  .array(fc.array(fc.record({ fromToken: hexAddress, pools: fc.array(pool, { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })
+  .array(
+    fc.array(fc.record({ fromToken: hexAddress, pools: fc.array(pool, { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 3 }),
+    { minLength: 1, maxLength: 4 },
+  )
   .chain((batches) =>
-    fc.record({
-      fromToken: hexAddress,
-      toToken: hexAddress,
-      minReturn: amount,
-      deadline: fc.integer({ min: 0, max: 2 ** 40 }),
-      batchesAmount: fc.tuple(...batches.map(() => amount)),
-    }).map((r) => ({
-      ...r,
-      amountIn: r.batchesAmount.reduce((a, b) => a + b, 0n),
-      batchesAmount: [...r.batchesAmount],
-      batches: batches.map((b) =>
-        b.map((hop) => ({
-          fromToken: hop.fromToken,
-          pools: hop.pools.map((p, i) => ({ ...p, weight: i === 0 ? 10_000 - (hop.pools.length - 1) * 100 : 100 })),
-        })),
-      ),
-    })),
+    fc
+      .record({
+        fromToken: hexAddress,
+        toToken: hexAddress,
+        minReturn: amount,
+        deadline: fc.integer({ min: 0, max: 2 ** 40 }),
+        batchesAmount: fc.tuple(...batches.map(() => amount)),
+      })
+      .map((r) => ({
+        ...r,
+        amountIn: r.batchesAmount.reduce((a, b) => a + b, 0n),
+        batchesAmount: [...r.batchesAmount],
+        batches: batches.map((b) =>
+          b.map((hop) => ({
+            fromToken: hop.fromToken,
+            pools: hop.pools.map((p, i) => ({ ...p, weight: i === 0 ? 10_000 - (hop.pools.length - 1) * 100 : 100 })),
+          })),
+        ),
+      })),
   );
 
 /** The same call through ethers' Interface: the reference encoding. */

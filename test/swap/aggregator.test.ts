@@ -38,9 +38,23 @@ after(async () => {
   await agg.stop();
 });
 
-const e = (pool: string, tokenIn: string, tokenOut: string, swapAmount: bigint, amountOut: bigint, exchange: string, extra?: unknown): Entry => ({
-  pool: pool.toLowerCase(), tokenIn: tokenIn.toLowerCase(), tokenOut: tokenOut.toLowerCase(),
-  swapAmount: swapAmount.toString(), amountOut: amountOut.toString(), exchange, poolType: exchange, extra,
+const e = (
+  pool: string,
+  tokenIn: string,
+  tokenOut: string,
+  swapAmount: bigint,
+  amountOut: bigint,
+  exchange: string,
+  extra?: unknown,
+): Entry => ({
+  pool: pool.toLowerCase(),
+  tokenIn: tokenIn.toLowerCase(),
+  tokenOut: tokenOut.toLowerCase(),
+  swapAmount: swapAmount.toString(),
+  amountOut: amountOut.toString(),
+  exchange,
+  poolType: exchange,
+  extra,
 });
 
 function build(body: Record<string, unknown>) {
@@ -48,14 +62,31 @@ function build(body: Record<string, unknown>) {
 }
 
 /** Sends the request, answers it with `route`, and checks the response and its calldata. */
-async function roundTrip(req: { tokenIn: string; tokenOut: string; amountIn: bigint; [k: string]: unknown }, route: Entry[][], over: Record<string, unknown> = {}) {
+async function roundTrip(
+  req: { tokenIn: string; tokenOut: string; amountIn: bigint; [k: string]: unknown },
+  route: Entry[][],
+  over: Record<string, unknown> = {},
+) {
   agg.seen.length = 0;
   agg.reply = (_url, res) => json(res, 200, answer(req.tokenIn, req.tokenOut, req.amountIn, route, over));
   const deadline = Math.floor(Date.now() / 1000) + 600;
   const res = await build({ ...req, amountIn: req.amountIn.toString(), deadline });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const r = res.body;
-  for (const k of ['tokenIn', 'tokenOut', 'amountIn', 'amountOut', 'minAmountOut', 'gas', 'gasPrice', 'aggregatorAddress', 'executorAddress', 'executorData', 'value', 'swapType']) {
+  for (const k of [
+    'tokenIn',
+    'tokenOut',
+    'amountIn',
+    'amountOut',
+    'minAmountOut',
+    'gas',
+    'gasPrice',
+    'aggregatorAddress',
+    'executorAddress',
+    'executorData',
+    'value',
+    'swapType',
+  ]) {
     assert.equal(typeof r[k], 'string', `${k} must be a string`);
   }
   for (const k of ['gasUsd', 'amountInUsd', 'amountOutUsd']) assert.equal(typeof r[k], 'number', `${k} must be a number`);
@@ -63,13 +94,23 @@ async function roundTrip(req: { tokenIn: string; tokenOut: string; amountIn: big
   assert.equal(r.executorAddress, TOKEN_APPROVE);
   assert.equal(r.routeInfo.source, 'aggregator');
   const recipient = (req.recipient as string | undefined) ?? SENDER;
-  checkCalldata(r, { adapters: ADAPTERS, dynamicFeeBps: { swapb: 30 }, wrapped: WBNB, sender: SENDER, recipient, deadline, slippage: (req.slippageTolerance as number) ?? 50 });
+  checkCalldata(r, {
+    adapters: ADAPTERS,
+    dynamicFeeBps: { swapb: 30 },
+    wrapped: WBNB,
+    sender: SENDER,
+    recipient,
+    deadline,
+    slippage: (req.slippageTolerance as number) ?? 50,
+  });
   assert.equal(agg.seen.length, 1);
   return { r, seen: agg.seen[0] };
 }
 
 test('simple: asks only the mapped exchanges, sends X-Client-Id, maps gas and USD', async () => {
-  const { r, seen } = await roundTrip({ tokenIn: USDT, tokenOut: USDC, amountIn: 10n ** 21n }, [[e(P1, USDT, USDC, 10n ** 21n, 999n * 10n ** 18n, 'pancake')]]);
+  const { r, seen } = await roundTrip({ tokenIn: USDT, tokenOut: USDC, amountIn: 10n ** 21n }, [
+    [e(P1, USDT, USDC, 10n ** 21n, 999n * 10n ** 18n, 'pancake')],
+  ]);
   assert.equal(seen.url.pathname, '/bsc/api/v1/routes');
   assert.equal(seen.headers['x-client-id'], 'test-client');
   assert.equal(seen.url.searchParams.get('includedSources'), 'pancake,pancake-v3,uniswap,uniswapv3');
@@ -79,8 +120,14 @@ test('simple: asks only the mapped exchanges, sends X-Client-Id, maps gas and US
   assert.equal(r.amountOut, (999n * 10n ** 18n).toString());
   assert.deepEqual([r.gas, r.gasPrice, r.gasUsd, r.amountInUsd, r.amountOutUsd], ['250000', '1000000000', 0.15, 1000.5, 999.25]);
   assert.deepEqual(r.routeInfo.paths[0].hops[0], {
-    dex: 'swapa', version: 'v2', pool: P1, tokenIn: USDT, tokenOut: USDC,
-    amountIn: (10n ** 21n).toString(), amountOut: (999n * 10n ** 18n).toString(), fee: 2500,
+    dex: 'swapa',
+    version: 'v2',
+    pool: P1,
+    tokenIn: USDT,
+    tokenOut: USDC,
+    amountIn: (10n ** 21n).toString(),
+    amountOut: (999n * 10n ** 18n).toString(),
+    fee: 2500,
   });
 });
 
@@ -93,27 +140,29 @@ test('batch: native input over V2 + V3, dust given to the largest path, request 
   assert.equal(seen.url.searchParams.get('gasPrice'), '3000000000');
   assert.equal(r.swapType, 'batch');
   assert.equal(r.value, '1000');
-  assert.deepEqual(r.routeInfo.paths.map((p: any) => p.amountIn), ['601', '399']);
+  assert.deepEqual(
+    r.routeInfo.paths.map((p: any) => p.amountIn),
+    ['601', '399'],
+  );
   assert.equal(r.routeInfo.paths[1].hops[0].fee, 500);
   assert.equal(r.gasPrice, '3000000000');
   assert.ok(Math.abs(r.gasUsd - 0.45) < 1e-9, `gasUsd rescaled to the request's gas price: ${r.gasUsd}`);
 });
 
 test('multihop: V3 then dynamic-fee V2 into native output, paid to another recipient', async () => {
-  const { r } = await roundTrip(
-    { tokenIn: USDT, tokenOut: NATIVE, amountIn: 5000n, recipient: OTHER, slippageTolerance: 100 },
-    [[e(P1, USDT, BUSD, 5000n, 4990n, 'uniswapv3', { swapFee: 100 }), e(P2, BUSD, WBNB, 4990n, 8n, 'uniswap')]],
-  );
+  const { r } = await roundTrip({ tokenIn: USDT, tokenOut: NATIVE, amountIn: 5000n, recipient: OTHER, slippageTolerance: 100 }, [
+    [e(P1, USDT, BUSD, 5000n, 4990n, 'uniswapv3', { swapFee: 100 }), e(P2, BUSD, WBNB, 4990n, 8n, 'uniswap')],
+  ]);
   assert.equal(r.swapType, 'multihop');
   assert.equal(r.value, '0');
   assert.match(r.executorData, /^0x03b87e5f/);
 });
 
 test('parallel_multihop: a two-hop path beside a direct path', async () => {
-  const { r } = await roundTrip(
-    { tokenIn: USDC, tokenOut: USDT, amountIn: 10_000n },
-    [[e(P1, USDC, BUSD, 7000n, 6990n, 'pancake-v3', { fee: 100 }), e(P3, BUSD, USDT, 6990n, 6980n, 'uniswap')], [e(P2, USDC, USDT, 3000n, 2995n, 'pancake')]],
-  );
+  const { r } = await roundTrip({ tokenIn: USDC, tokenOut: USDT, amountIn: 10_000n }, [
+    [e(P1, USDC, BUSD, 7000n, 6990n, 'pancake-v3', { fee: 100 }), e(P3, BUSD, USDT, 6990n, 6980n, 'uniswap')],
+    [e(P2, USDC, USDT, 3000n, 2995n, 'pancake')],
+  ]);
   assert.equal(r.swapType, 'parallel_multihop');
   assert.equal(r.amountOut, '9975');
 });
@@ -136,7 +185,8 @@ test('an unsupported exchange is excluded once and the clean answer is used', as
 
 test('an exchange still unsupported after the retry is 400 no_route, never a shrunk route', async () => {
   agg.seen.length = 0;
-  agg.reply = (_url, res) => json(res, 200, answer(USDT, USDC, 100n, [[e(P1, USDT, USDC, 50n, 49n, 'pancake')], [e(P2, USDT, USDC, 50n, 50n, 'sushiswap')]]));
+  agg.reply = (_url, res) =>
+    json(res, 200, answer(USDT, USDC, 100n, [[e(P1, USDT, USDC, 50n, 49n, 'pancake')], [e(P2, USDT, USDC, 50n, 50n, 'sushiswap')]]));
   const res = await build({ tokenIn: USDT, tokenOut: USDC, amountIn: '100' });
   assert.equal(res.status, 400);
   assert.equal(res.body.error.code, 'no_route');
@@ -148,7 +198,11 @@ const FAILURES: [string, (res: import('node:http').ServerResponse) => void, RegE
   ['code != 0', (res) => json(res, 200, { code: 4011, message: 'token not found', requestId: 'x' }), /error code 4011: token not found/],
   ['HTTP 500', (res) => json(res, 500, { code: 500, message: 'internal server error' }), /HTTP 500: internal server error/],
   ['malformed JSON', (res) => json(res, 200, '{"code":0,"data":{'), /malformed JSON/],
-  ['wrong shape', (res) => json(res, 200, { code: 0, data: { routeSummary: { amountIn: '1' } } }), /unexpected answer shape \(data\.routeSummary\./],
+  [
+    'wrong shape',
+    (res) => json(res, 200, { code: 0, data: { routeSummary: { amountIn: '1' } } }),
+    /unexpected answer shape \(data\.routeSummary\./,
+  ],
   ['hang past the timeout', () => undefined, /no answer within 500 ms/],
 ];
 

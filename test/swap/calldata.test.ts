@@ -37,7 +37,15 @@ const SOURCES: ResolvedSource[] = [
 ];
 const SETTINGS: ChainSettings = { chain: 'bsc', router: testAddress(0x4007), token_approve: testAddress(0xa9), wrapped_native: WRAPPED };
 
-function hop(source: SourceName, pool: string, tokenIn: string, tokenOut: string, amountIn: bigint, amountOut: bigint, fee: number | null): Hop {
+function hop(
+  source: SourceName,
+  pool: string,
+  tokenIn: string,
+  tokenOut: string,
+  amountIn: bigint,
+  amountOut: bigint,
+  fee: number | null,
+): Hop {
   const kind = source.endsWith('v3') ? 'v3' : 'v2';
   return { source, kind, pool, tokenIn, tokenOut, amountIn, amountOut, fee };
 }
@@ -83,7 +91,8 @@ function build(r: Route, opts: { recipient?: string; slippage?: number } = {}) {
 test('selectors match the facts sheet and the canonical signatures', () => {
   assert.equal(ROUTER_INTERFACE.getFunction('smartSwapByOrderId')!.selector, '0xb80c2f09');
   assert.equal(ROUTER_INTERFACE.getFunction('smartSwapTo')!.selector, '0x03b87e5f');
-  const tuple = '(uint256,(uint256,address,uint256,uint256,uint256),uint256[],(address[],address[],uint256[],bytes[],uint256)[][],(uint256,address,address,address,uint256,uint256,uint256,uint256,bool,bytes)[])';
+  const tuple =
+    '(uint256,(uint256,address,uint256,uint256,uint256),uint256[],(address[],address[],uint256[],bytes[],uint256)[][],(uint256,address,address,address,uint256,uint256,uint256,uint256,bool,bytes)[])';
   assert.equal(id(`smartSwapByOrderId${tuple}`).slice(0, 10), '0xb80c2f09');
 });
 
@@ -100,10 +109,7 @@ test('simple: one V2 hop, token0 -> token1, pays the sender', () => {
 });
 
 test('batch: native input split over a V2 and a V3 pool, value set, wrapped token spent', () => {
-  const r = route(NATIVE, A, [
-    [hop('swapa', POOL2, WRAPPED, A, 600n, 1200n, 2500)],
-    [hop('swapav3', POOL3, WRAPPED, A, 401n, 800n, 500)],
-  ]);
+  const r = route(NATIVE, A, [[hop('swapa', POOL2, WRAPPED, A, 600n, 1200n, 2500)], [hop('swapav3', POOL3, WRAPPED, A, 401n, 800n, 500)]]);
   const { resp, decoded } = build(r, { slippage: 0 });
   assert.equal(resp.swapType, 'batch');
   assert.equal(resp.value, '1001');
@@ -135,13 +141,19 @@ test('parallel_multihop: one two-hop path and one direct path, token1 -> token0'
   assert.equal(resp.swapType, 'parallel_multihop');
   assert.equal(decoded.batches[1][0].pools[0].reverse, true);
   assert.equal(decoded.batches[0][0].pools[0].reverse, false);
-  assert.deepEqual(resp.routeInfo.paths.map((p: any) => p.hops.length), [2, 1]);
+  assert.deepEqual(
+    resp.routeInfo.paths.map((p: any) => p.hops.length),
+    [2, 1],
+  );
 });
 
 test('a route whose paths do not spend the whole input is refused, not encoded', () => {
   const r = route(A, B, [[hop('swapa', POOL2, A, B, 1000n, 1990n, 2500)]]);
   r.amountIn = 1001n;
-  assert.throws(() => build(r), (e: unknown) => e instanceof ApiError && e.code === 'upstream_error' && /1000/.test(e.message));
+  assert.throws(
+    () => build(r),
+    (e: unknown) => e instanceof ApiError && e.code === 'upstream_error' && /1000/.test(e.message),
+  );
 });
 
 test('splitWeights sums to exactly 10000 and gives the remainder to the largest share', () => {
@@ -151,7 +163,10 @@ test('splitWeights sums to exactly 10000 and gives the remainder to the largest 
     fc.property(fc.array(fc.bigInt({ min: 0n, max: 1n << 200n }), { minLength: 1, maxLength: 8 }), (amounts) => {
       fc.pre(amounts.some((a) => a > 0n));
       const w = splitWeights(amounts);
-      assert.equal(w.reduce((a, b) => a + b, 0), 10_000);
+      assert.equal(
+        w.reduce((a, b) => a + b, 0),
+        10_000,
+      );
       assert.ok(w.every((x) => Number.isInteger(x) && x >= 0 && x <= 10_000));
     }),
   );
@@ -166,16 +181,26 @@ test('a hop split over several pools encodes one weight per pool, summing to 100
     minReturn: 1n,
     deadline: 1_900_000_000,
     batchesAmount: [3n],
-    batches: [[{
-      fromToken: A,
-      pools: [
-        { adapter: ADAPTERS.swapa, assetTo: POOL_ALL_ONES, pool: POOL_ALL_ONES, reverse: true, weight: weights[0], extraData: '0x' },
-        { adapter: ADAPTERS.swapb, assetTo: POOL2, pool: POOL2, reverse: false, weight: weights[1], extraData: '0x' },
+    batches: [
+      [
+        {
+          fromToken: A,
+          pools: [
+            { adapter: ADAPTERS.swapa, assetTo: POOL_ALL_ONES, pool: POOL_ALL_ONES, reverse: true, weight: weights[0], extraData: '0x' },
+            { adapter: ADAPTERS.swapb, assetTo: POOL2, pool: POOL2, reverse: false, weight: weights[1], extraData: '0x' },
+          ],
+        },
       ],
-    }]],
+    ],
   };
   const d = decodeSwap(encodeSwap(plan, { sender: SENDER, recipient: SENDER }));
-  assert.deepEqual(d.batches[0][0].pools.map((p) => [p.pool, p.weight, p.reverse]), [[POOL_ALL_ONES, 6667, true], [POOL2, 3333, false]]);
+  assert.deepEqual(
+    d.batches[0][0].pools.map((p) => [p.pool, p.weight, p.reverse]),
+    [
+      [POOL_ALL_ONES, 6667, true],
+      [POOL2, 3333, false],
+    ],
+  );
 
   const bad = structuredClone(plan);
   bad.batches[0][0].pools[1].weight -= 1;

@@ -42,14 +42,22 @@ export function checkCalldata(resp: any, x: Expectations): DecodedSwap {
   const paths = resp.routeInfo.paths as any[];
   assert.equal(d.batches.length, paths.length);
   assert.equal(d.batchesAmount.length, paths.length);
-  assert.equal(d.batchesAmount.reduce((a, b) => a + b, 0n), amountIn, 'batchesAmount must sum to amountIn');
+  assert.equal(
+    d.batchesAmount.reduce((a, b) => a + b, 0n),
+    amountIn,
+    'batchesAmount must sum to amountIn',
+  );
   paths.forEach((path, i) => {
     assert.equal(d.batchesAmount[i], BigInt(path.amountIn));
     assert.equal(d.batches[i].length, path.hops.length);
     path.hops.forEach((hop: any, j: number) => {
       const h = d.batches[i][j];
       assert.equal(h.fromToken, getAddress(hop.tokenIn));
-      assert.equal(h.pools.reduce((a, p) => a + p.weight, 0), 10_000, 'weights of a hop must sum to 10000');
+      assert.equal(
+        h.pools.reduce((a, p) => a + p.weight, 0),
+        10_000,
+        'weights of a hop must sum to 10000',
+      );
       assert.equal(h.pools.length, 1);
       const p = h.pools[0];
       assert.equal(p.pool, getAddress(hop.pool));
@@ -65,9 +73,11 @@ export function checkCalldata(resp: any, x: Expectations): DecodedSwap {
         assert.deepEqual(extra, { limit: 0n, from: getAddress(hop.tokenIn), to: getAddress(hop.tokenOut), fee: hop.fee ?? 0 });
       }
     });
-    if (isNative(resp.tokenIn)) assert.equal(d.batches[i][0].fromToken, getAddress(x.wrapped), 'native input: first hop spends the wrapped token');
+    if (isNative(resp.tokenIn))
+      assert.equal(d.batches[i][0].fromToken, getAddress(x.wrapped), 'native input: first hop spends the wrapped token');
     const last = path.hops[path.hops.length - 1];
-    if (isNative(resp.tokenOut)) assert.equal(getAddress(last.tokenOut), getAddress(x.wrapped), 'native output: last hop yields the wrapped token');
+    if (isNative(resp.tokenOut))
+      assert.equal(getAddress(last.tokenOut), getAddress(x.wrapped), 'native output: last hop yields the wrapped token');
   });
   return d;
 }

@@ -71,7 +71,7 @@ export function decodeSwap(data: string): DecodedSwap {
             assetTo: getAddress(assetTo[k]),
             pool: getAddress('0x' + (raw & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')),
             weight: Number((raw >> 160n) & 0xffffn),
-            reverse: (raw >> 255n) === 1n,
+            reverse: raw >> 255n === 1n,
             extraData: extraData[k],
           })),
         };

@@ -8,7 +8,8 @@ import { enabledSources, loadChainSettings, requireSetting } from '../../backend
 import { tempDir } from '../helpers/backend-process.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../swap.example.yaml', import.meta.url));
-const configMissing = (re: RegExp) => (e: unknown) => e instanceof ApiError && e.code === 'config_missing' && e.status === 500 && re.test(e.message);
+const configMissing = (re: RegExp) => (e: unknown) =>
+  e instanceof ApiError && e.code === 'config_missing' && e.status === 500 && re.test(e.message);
 
 test('swap.example.yaml parses for both chains with the public router, approval and wrapped addresses', async () => {
   const bsc = await loadChainSettings(EXAMPLE, 'bsc', {});

@@ -87,7 +87,17 @@ test('a JSON array body is refused as not an object', async () => {
 
 test('a valid request passes validation (all-lowercase, all-uppercase and checksummed addresses)', async () => {
   const upper = '0x' + TOKEN_OUT.slice(2).toUpperCase();
-  for (const body of [VALID, { ...VALID, tokenIn: TOKEN_IN.toLowerCase(), tokenOut: upper, recipient: SENDER, deadline: now() + 60, includedSources: ['swapa', 'swapa'] }]) {
+  for (const body of [
+    VALID,
+    {
+      ...VALID,
+      tokenIn: TOKEN_IN.toLowerCase(),
+      tokenOut: upper,
+      recipient: SENDER,
+      deadline: now() + 60,
+      includedSources: ['swapa', 'swapa'],
+    },
+  ]) {
     const res = await api(swapUrl, 'POST', '/api/v1/route/build', { body });
     // No swap.yaml in this data dir: the request got past validation to the settings.
     assert.equal(res.status, 500, JSON.stringify(res.body));
@@ -98,11 +108,21 @@ test('a valid request passes validation (all-lowercase, all-uppercase and checks
 
 test('the swap listener keeps the Host, JSON-only and size defences', async () => {
   const body = JSON.stringify(VALID);
-  const evil = await rawRequest(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { host: 'evil.example', 'content-type': 'application/json' }, body });
+  const evil = await rawRequest(swapPort, {
+    method: 'POST',
+    path: '/api/v1/route/build',
+    headers: { host: 'evil.example', 'content-type': 'application/json' },
+    body,
+  });
   assert.equal(evil.status, 403);
   const form = await rawRequest(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { 'content-type': 'text/plain' }, body });
   assert.equal(form.status, 415);
-  const big = await rawRequest(swapPort, { method: 'POST', path: '/api/v1/route/build', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...VALID, pad: 'x'.repeat(1_100_000) }) });
+  const big = await rawRequest(swapPort, {
+    method: 'POST',
+    path: '/api/v1/route/build',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...VALID, pad: 'x'.repeat(1_100_000) }),
+  });
   assert.equal(big.status, 413);
   const health = await api(swapUrl, 'GET', '/health');
   assert.deepEqual(health.body, { status: 'ok' });

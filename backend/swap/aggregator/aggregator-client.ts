@@ -3,7 +3,10 @@ import { ApiError } from '../../http/errors.js';
 import { DEFAULT_AGGREGATOR_TIMEOUT_MS, type ChainSettings } from '../swap-settings.js';
 
 /** Decimal strings the aggregator sends for amounts; numbers are tolerated for USD values. */
-const amount = z.union([z.string().regex(/^[0-9]+$/, 'must be a decimal integer string'), z.number().int().nonnegative().transform(String)]);
+const amount = z.union([
+  z.string().regex(/^[0-9]+$/, 'must be a decimal integer string'),
+  z.number().int().nonnegative().transform(String),
+]);
 const usd = z.union([z.string(), z.number()]).optional().nullable();
 
 const RouteEntrySchema = z.object({

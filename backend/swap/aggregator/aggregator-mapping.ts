@@ -6,10 +6,7 @@ import type { AggregatorRouteEntry, AggregatorSummary } from './aggregator-clien
 
 /** Pure mapping of the aggregator's `route[][]` into the route model. */
 export type MappingResult =
-  | { ok: true; route: Route }
-  | { ok: false; unsupported: string[] }
-  | { ok: false; empty: true }
-  | { ok: false; malformed: string };
+  { ok: true; route: Route } | { ok: false; unsupported: string[] } | { ok: false; empty: true } | { ok: false; malformed: string };
 
 export interface MappingContext {
   tokenIn: string;

@@ -45,10 +45,23 @@ export class AggregatorSource implements LiquiditySource {
     for (let attempt = 0; attempt < 2; attempt++) {
       const summary = await fetchAggregatorRoute(
         settings,
-        { tokenIn: req.tokenIn, tokenOut: req.tokenOut, amountIn: req.amountIn, includedSources, excludedSources: excluded, gasPrice: req.gasPrice },
+        {
+          tokenIn: req.tokenIn,
+          tokenOut: req.tokenOut,
+          amountIn: req.amountIn,
+          includedSources,
+          excludedSources: excluded,
+          gasPrice: req.gasPrice,
+        },
         signal,
       );
-      const mapped = mapAggregatorRoute(summary, { tokenIn: req.tokenIn, tokenOut: req.tokenOut, amountIn: req.amountIn, wrapped, byExchange });
+      const mapped = mapAggregatorRoute(summary, {
+        tokenIn: req.tokenIn,
+        tokenOut: req.tokenOut,
+        amountIn: req.amountIn,
+        wrapped,
+        byExchange,
+      });
       if (mapped.ok) {
         return {
           route: mapped.route,
@@ -61,7 +74,11 @@ export class AggregatorSource implements LiquiditySource {
         };
       }
       if ('malformed' in mapped) throw new ApiError('upstream_error', `aggregator returned an unusable route: ${mapped.malformed}`);
-      if ('empty' in mapped) throw new ApiError('no_route', `The aggregator found no route from ${req.tokenIn} to ${req.tokenOut} through ${req.sources.map((s) => s.name).join(', ')}.`);
+      if ('empty' in mapped)
+        throw new ApiError(
+          'no_route',
+          `The aggregator found no route from ${req.tokenIn} to ${req.tokenOut} through ${req.sources.map((s) => s.name).join(', ')}.`,
+        );
       if (attempt === 0) {
         excluded.push(...mapped.unsupported);
         continue;

@@ -50,7 +50,9 @@ export class JsonRpcClient {
       });
     } catch (err) {
       if (timeout.aborted) throw new RpcError(`the RPC node ${node} did not answer within ${this.timeoutMs} ms`);
-      throw new RpcError(`the RPC node ${node} is unreachable: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+      throw new RpcError(
+        `the RPC node ${node} is unreachable: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+      );
     }
     if (!response.ok) throw new RpcError(`the RPC node ${node} answered HTTP ${response.status}`);
     let json: unknown;

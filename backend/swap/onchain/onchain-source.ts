@@ -66,7 +66,10 @@ export class OnchainSource implements LiquiditySource {
     if (!ctx.chainChecked) {
       const id = Number(BigInt(head[2] as string));
       if (id !== CHAIN_IDS[req.chain]) {
-        throw new ApiError('upstream_error', `on-chain liquidity source: the RPC node for ${req.chain} reports chain id ${id}, expected ${CHAIN_IDS[req.chain]}`);
+        throw new ApiError(
+          'upstream_error',
+          `on-chain liquidity source: the RPC node for ${req.chain} reports chain id ${id}, expected ${CHAIN_IDS[req.chain]}`,
+        );
       }
       ctx.chainChecked = true;
     }
@@ -78,11 +81,18 @@ export class OnchainSource implements LiquiditySource {
     const gasPrice = req.gasPrice ?? BigInt(head[1] as string);
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
-    if (tokenIn === tokenOut) throw new ApiError('no_route', 'Swapping the native coin for its wrapped token (or back) is a wrap, not a route.');
+    if (tokenIn === tokenOut)
+      throw new ApiError('no_route', 'Swapping the native coin for its wrapped token (or back) is a wrap, not a route.');
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
-    const { refs, byPair } = await discoverPools(ctx.reader, ctx.discovered, { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens }, block, signal);
+    const { refs, byPair } = await discoverPools(
+      ctx.reader,
+      ctx.discovered,
+      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens },
+      block,
+      signal,
+    );
     const states = await ctx.reader.readStates(refs, block, signal);
 
     for (let attempt = 0; ; attempt++) {
@@ -96,7 +106,13 @@ export class OnchainSource implements LiquiditySource {
   }
 
   /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
-  private async loadMoreTicks(ctx: NodeContext, states: Map<string, PoolState>, word: number, block: BlockRef, signal: AbortSignal): Promise<void> {
+  private async loadMoreTicks(
+    ctx: NodeContext,
+    states: Map<string, PoolState>,
+    word: number,
+    block: BlockRef,
+    signal: AbortSignal,
+  ): Promise<void> {
     const requests = [];
     for (const [pool, s] of states) {
       if (s.kind !== 'v3' || s.state.bitmap.has(word)) continue;
@@ -111,17 +127,28 @@ export class OnchainSource implements LiquiditySource {
   private async search(
     req: SourceRequest,
     c: {
-      tokenIn: string; tokenOut: string; wrapped: string; gasPrice: bigint; block: BlockRef; sequences: string[][];
-      byPair: Map<string, PoolRef[]>; states: Map<string, PoolState>; usdTokens: string[]; ctx: NodeContext; signal: AbortSignal;
+      tokenIn: string;
+      tokenOut: string;
+      wrapped: string;
+      gasPrice: bigint;
+      block: BlockRef;
+      sequences: string[][];
+      byPair: Map<string, PoolRef[]>;
+      states: Map<string, PoolState>;
+      usdTokens: string[];
+      ctx: NodeContext;
+      signal: AbortSignal;
     },
   ): Promise<FoundRoute> {
     const candidates = buildCandidates(c.sequences, c.byPair, c.states, req.amountIn);
-    if (candidates.length === 0) throw new ApiError('no_route', 'No supported pool connects these tokens (directly or via the configured connectors).');
+    if (candidates.length === 0)
+      throw new ApiError('no_route', 'No supported pool connects these tokens (directly or via the configured connectors).');
     const nativeIn = isNative(req.tokenIn);
     const nativeOut = isNative(req.tokenOut);
     // Gas in output-token units: the native coin's rate through the best wrapped→output pool.
     const nativeToOut = this.rate(c.wrapped, c.tokenOut, c.byPair, c.states);
-    const gasOf = (p: CandidatePath) => routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false) - routeGas([], false, false);
+    const gasOf = (p: CandidatePath) =>
+      routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false) - routeGas([], false, false);
     const split = optimizeSplit(
       candidates.map((p) => ({
         quote: (amount: bigint) => pathOutput(p, c.states, amount),
@@ -157,7 +184,16 @@ export class OnchainSource implements LiquiditySource {
     }
     const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
     const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut));
-    const usd = await usdPricer({ reader: c.ctx.reader, block: c.block, signal: c.signal, wrapped: c.wrapped, usdTokens: c.usdTokens, tokens: [c.tokenIn, c.tokenOut], byPair: c.byPair, states: c.states });
+    const usd = await usdPricer({
+      reader: c.ctx.reader,
+      block: c.block,
+      signal: c.signal,
+      wrapped: c.wrapped,
+      usdTokens: c.usdTokens,
+      tokens: [c.tokenIn, c.tokenOut],
+      byPair: c.byPair,
+      states: c.states,
+    });
     const gasUsd = usd.value(c.wrapped, gas * c.gasPrice);
     return {
       route: { tokenIn: req.tokenIn, tokenOut: req.tokenOut, amountIn: req.amountIn, amountOut, paths },
@@ -174,7 +210,12 @@ export class OnchainSource implements LiquiditySource {
   }
 
   /** Output per unit of input through the best direct pool, for small amounts; 1:1 for the same token. */
-  private rate(from: string, to: string, byPair: Map<string, PoolRef[]>, states: Map<string, PoolState>): { num: bigint; den: bigint } | undefined {
+  private rate(
+    from: string,
+    to: string,
+    byPair: Map<string, PoolRef[]>,
+    states: Map<string, PoolState>,
+  ): { num: bigint; den: bigint } | undefined {
     if (from === to) return { num: 1n, den: 1n };
     const probe = 10n ** 15n;
     let best = 0n;

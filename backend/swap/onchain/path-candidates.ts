@@ -36,7 +36,9 @@ export function quoteHop(pool: PoolRef, state: PoolState | undefined, tokenIn: s
   const zeroForOne = lower(tokenIn) === pool.token0;
   if (state.kind === 'v2') {
     const { reserve0, reserve1 } = state.state;
-    const out = zeroForOne ? quoteV2ExactIn(amountIn, reserve0, reserve1, pool.fee) : quoteV2ExactIn(amountIn, reserve1, reserve0, pool.fee);
+    const out = zeroForOne
+      ? quoteV2ExactIn(amountIn, reserve0, reserve1, pool.fee)
+      : quoteV2ExactIn(amountIn, reserve1, reserve0, pool.fee);
     return { amountOut: out, ticksCrossed: 0 };
   }
   const q = quoteV3ExactIn(state.state, amountIn, zeroForOne);

@@ -46,11 +46,12 @@ export async function discoverPools(
   const queries: FactoryQuery[] = [];
   for (const src of input.sources) {
     if (!src.factory) throw new ApiError('config_missing', `swap.yaml: chains.${input.chain}.sources.${src.name}.factory is not set`);
-    const fees = src.kind === 'v2' ? [src.fee_bps ?? 30] : src.fee_tiers ?? [];
+    const fees = src.kind === 'v2' ? [src.fee_bps ?? 30] : (src.fee_tiers ?? []);
     if (src.kind === 'v3' && fees.length === 0) {
       throw new ApiError('config_missing', `swap.yaml: chains.${input.chain}.sources.${src.name}.fee_tiers is not set`);
     }
-    for (const [a, b] of pairs.values()) for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
+    for (const [a, b] of pairs.values())
+      for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
   }
   const refs = await reader.discover(queries, block, signal);
   const byPair = new Map<string, PoolRef[]>();

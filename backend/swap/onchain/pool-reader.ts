@@ -75,7 +75,8 @@ export class PoolReader {
     const unknown = queries.filter((q) => !known(q));
     const calls = unknown.map((q) => {
       const [a, b] = sortTokens(q.tokenA, q.tokenB);
-      const data = q.kind === 'v2' ? V2_FACTORY.encodeFunctionData('getPair', [a, b]) : V3_FACTORY.encodeFunctionData('getPool', [a, b, q.fee]);
+      const data =
+        q.kind === 'v2' ? V2_FACTORY.encodeFunctionData('getPair', [a, b]) : V3_FACTORY.encodeFunctionData('getPool', [a, b, q.fee]);
       return ethCall(q.factory, data, block);
     });
     const results = await this.rpc.batch<string>(calls, signal);
@@ -168,7 +169,10 @@ export class PoolReader {
 
   async tokenDecimals(tokens: string[], block: BlockRef, signal: AbortSignal): Promise<Map<string, number>> {
     const unknown = [...new Set(tokens.map(lower))].filter((t) => !this.decimals.has(t));
-    const results = await this.rpc.batch<string>(unknown.map((t) => ethCall(t, ERC20.encodeFunctionData('decimals'), block)), signal);
+    const results = await this.rpc.batch<string>(
+      unknown.map((t) => ethCall(t, ERC20.encodeFunctionData('decimals'), block)),
+      signal,
+    );
     unknown.forEach((t, i) => this.decimals.set(t, Number(word(results[i], 0))));
     return this.decimals;
   }

@@ -86,7 +86,8 @@ function greedy(ev: Evaluator, set: number[], amountIn: bigint): Map<number, big
   const alloc = new Map<number, bigint>(set.map((i) => [i, 0n]));
   const chunk = amountIn / GREEDY_CHUNKS;
   // The first step carries the division remainder, so the steps add up to exactly amountIn.
-  const steps = chunk === 0n ? [amountIn] : [chunk + (amountIn - chunk * GREEDY_CHUNKS), ...Array<bigint>(Number(GREEDY_CHUNKS) - 1).fill(chunk)];
+  const steps =
+    chunk === 0n ? [amountIn] : [chunk + (amountIn - chunk * GREEDY_CHUNKS), ...Array<bigint>(Number(GREEDY_CHUNKS) - 1).fill(chunk)];
   for (const step of steps) {
     let best = set[0];
     let bestGain = -1n;

@@ -35,13 +35,13 @@ export async function usdPricer(c: {
     const probe = unit(token) / 1000n || 1n;
     for (const usd of c.usdTokens) {
       const out = direct(token, usd, probe);
-      if (out > 0n) return (Number(out) / Number(unit(usd))) / (Number(probe) / Number(unit(token)));
+      if (out > 0n) return Number(out) / Number(unit(usd)) / (Number(probe) / Number(unit(token)));
     }
     if (token !== c.wrapped) {
       const viaWrapped = direct(token, c.wrapped, probe);
       const wrappedPrice = price(c.wrapped);
       if (viaWrapped > 0n && wrappedPrice !== null) {
-        return (Number(viaWrapped) / Number(unit(c.wrapped))) / (Number(probe) / Number(unit(token))) * wrappedPrice;
+        return (Number(viaWrapped) / Number(unit(c.wrapped)) / (Number(probe) / Number(unit(token)))) * wrappedPrice;
       }
     }
     return null;

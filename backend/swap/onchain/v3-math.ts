@@ -68,9 +68,7 @@ export function getAmount0Delta(a: bigint, b: bigint, liquidity: bigint, roundUp
   if (a > b) [a, b] = [b, a];
   const numerator1 = liquidity << 96n;
   const numerator2 = b - a;
-  return roundUp
-    ? divRoundingUp(mulDivRoundingUp(numerator1, numerator2, b), a)
-    : mulDiv(numerator1, numerator2, b) / a;
+  return roundUp ? divRoundingUp(mulDivRoundingUp(numerator1, numerator2, b), a) : mulDiv(numerator1, numerator2, b) / a;
 }
 
 export function getAmount1Delta(a: bigint, b: bigint, liquidity: bigint, roundUp: boolean): bigint {

@@ -106,7 +106,11 @@ function extend(pool: V3PoolState, t: StepTable, zeroForOne: boolean): void {
  * extreme bound, as the adapter passes). Returns the output, the input actually used and the
  * initialized ticks crossed.
  */
-export function quoteV3ExactIn(pool: V3PoolState, amountIn: bigint, zeroForOne: boolean): { amountOut: bigint; amountUsed: bigint; ticksCrossed: number } {
+export function quoteV3ExactIn(
+  pool: V3PoolState,
+  amountIn: bigint,
+  zeroForOne: boolean,
+): { amountOut: bigint; amountUsed: bigint; ticksCrossed: number } {
   if (amountIn <= 0n) return { amountOut: 0n, amountUsed: 0n, ticksCrossed: 0 };
   const t = table(pool, zeroForOne);
   const keep = 1_000_000n - BigInt(pool.fee);

@@ -1,10 +1,7 @@
 import type { ServerMessage } from '../../../backend/ws/ws-hub.js';
 
 export type SocketState =
-  | { kind: 'connecting' }
-  | { kind: 'open' }
-  | { kind: 'waiting'; retryAt: number; attempt: number }
-  | { kind: 'closed' };
+  { kind: 'connecting' } | { kind: 'open' } | { kind: 'waiting'; retryAt: number; attempt: number } | { kind: 'closed' };
 
 export type LiveMessage = ServerMessage;
 

@@ -28,7 +28,12 @@ export function claimMessage(err: unknown, t: Translate, baseUrl: string): strin
   }
 }
 
-export function PairingScreen(props: { baseUrl: string; notice?: 'unauthorized'; onPaired(result: ClaimResult): void; onChangeUrl(url: string): void }) {
+export function PairingScreen(props: {
+  baseUrl: string;
+  notice?: 'unauthorized';
+  onPaired(result: ClaimResult): void;
+  onChangeUrl(url: string): void;
+}) {
   const { t, locale } = useI18n();
   const [status, setStatus] = useState<PairingStatus | null>(null);
   const [statusError, setStatusError] = useState<string | null>(null);
@@ -105,7 +110,9 @@ export function PairingScreen(props: { baseUrl: string; notice?: 'unauthorized';
     <main className="connect-page">
       <div className="connect-card">
         <div className="connect-brand">
-          <span className="brand-mark" aria-hidden="true">S</span>
+          <span className="brand-mark" aria-hidden="true">
+            S
+          </span>
           <div>
             <p className="brand-name">{t('app.name')}</p>
             <p className="brand-sub">{t('app.tagline')}</p>
@@ -124,7 +131,9 @@ export function PairingScreen(props: { baseUrl: string; notice?: 'unauthorized';
               <Field label={t('connect.backendUrl')} error={urlError ?? undefined}>
                 <input value={urlDraft} onChange={(e) => setUrlDraft(e.target.value)} autoFocus spellCheck={false} />
               </Field>
-              <button className="btn btn-primary" type="submit">{t('connect.use')}</button>
+              <button className="btn btn-primary" type="submit">
+                {t('connect.use')}
+              </button>
             </form>
           ) : (
             <div className="url-row">
@@ -154,7 +163,15 @@ export function PairingScreen(props: { baseUrl: string; notice?: 'unauthorized';
         )}
 
         <form onSubmit={submit} className="pair-form" noValidate>
-          <Field label={t('pair.code')} error={codeError ?? undefined} hint={<>{t('pair.codeHint')} {expires && t('pair.codeExpires', { time: expires })}</>}>
+          <Field
+            label={t('pair.code')}
+            error={codeError ?? undefined}
+            hint={
+              <>
+                {t('pair.codeHint')} {expires && t('pair.codeExpires', { time: expires })}
+              </>
+            }
+          >
             <input
               className="code-input"
               inputMode="numeric"

@@ -59,10 +59,12 @@ export const enCore = {
   'pair.appOneClick': 'The desktop app read the pairing code from its backend.',
   'pair.appPair': 'Pair with the bundled backend',
   'pair.codeFormat': 'The pairing code has exactly 6 digits.',
-  'pair.wrong': 'That code is wrong or has expired. Check the newest “pairing code” line in the backend log; after 5 wrong tries a new code is printed.',
+  'pair.wrong':
+    'That code is wrong or has expired. Check the newest “pairing code” line in the backend log; after 5 wrong tries a new code is printed.',
   'pair.tooMany': 'Too many wrong attempts. Wait {seconds} seconds before trying again.',
   'pair.tooManyNoWait': 'Too many wrong attempts. Wait a few minutes before trying again.',
-  'pair.alreadyPaired': 'This backend is already paired with another client. To pair again, stop it and run “reset-pairing” (for example: npm run backend -- reset-pairing), or reset pairing from a paired client; a new code then appears in the log.',
+  'pair.alreadyPaired':
+    'This backend is already paired with another client. To pair again, stop it and run “reset-pairing” (for example: npm run backend -- reset-pairing), or reset pairing from a paired client; a new code then appears in the log.',
   'pair.invalid': 'The backend refused the request: {message}',
   'pair.success': 'Paired. Loading…',
   'pair.sessionEnded': 'The backend no longer accepts this window’s credential. Pair again with a new code.',
@@ -85,4 +87,3 @@ export const enCore = {
   'shell.starting': 'Starting the backend ({status})…',
   'shell.failed': 'The backend could not start: {reason}',
 } as const;
-

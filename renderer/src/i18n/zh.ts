@@ -64,7 +64,8 @@ export const zhCore: Record<keyof typeof enCore, string> = {
   'pair.wrong': '配对码错误或已过期。请查看后端日志中最新的“pairing code”行；连续错误 5 次后会打印新的配对码。',
   'pair.tooMany': '错误次数过多。请等待 {seconds} 秒后再试。',
   'pair.tooManyNoWait': '错误次数过多。请等待几分钟后再试。',
-  'pair.alreadyPaired': '此后端已与其他客户端配对。如需重新配对，请停止后端并运行“reset-pairing”（例如：npm run backend -- reset-pairing），或在已配对的客户端中重置配对；之后日志中会出现新的配对码。',
+  'pair.alreadyPaired':
+    '此后端已与其他客户端配对。如需重新配对，请停止后端并运行“reset-pairing”（例如：npm run backend -- reset-pairing），或在已配对的客户端中重置配对；之后日志中会出现新的配对码。',
   'pair.invalid': '后端拒绝了请求：{message}',
   'pair.success': '配对成功，正在加载…',
   'pair.sessionEnded': '后端不再接受此窗口的凭据。请使用新的配对码重新配对。',

@@ -38,7 +38,8 @@ export function LogsPage() {
     const bridge = shell();
     if (bridge) {
       // The shell's buffer also holds lines from before this backend (re)started.
-      const convert = (got: ShellLogLine[]) => got.map((l) => ({ seq: l.seq, time: new Date(l.time).toISOString(), stream: l.stream, line: l.line }));
+      const convert = (got: ShellLogLine[]) =>
+        got.map((l) => ({ seq: l.seq, time: new Date(l.time).toISOString(), stream: l.stream, line: l.line }));
       fromShell(bridge.logs.getLines())
         .then((got) => !cancelled && setLines((prev) => append(convert(got), prev)))
         .catch(setError);
@@ -81,7 +82,11 @@ export function LogsPage() {
       <Card
         className="logs-card"
         title={t('logs.recent')}
-        actions={<span className="muted small" role="status">{t('logs.count', { shown: visible.length, total: lines.length })}</span>}
+        actions={
+          <span className="muted small" role="status">
+            {t('logs.count', { shown: visible.length, total: lines.length })}
+          </span>
+        }
       >
         <div className="toolbar">
           <Field label={t('logs.filter')} className="grow">

@@ -24,7 +24,10 @@ export async function fromShell<T>(call: Promise<IpcResult<T>>): Promise<T> {
 }
 
 /** The bundled backend once it is ready (the shell may still be starting it). */
-export function shellBackendReady(api: ServiceAppApi, onProgress: (state: BackendState) => void): Promise<Extract<BackendState, { status: 'ready' }>> {
+export function shellBackendReady(
+  api: ServiceAppApi,
+  onProgress: (state: BackendState) => void,
+): Promise<Extract<BackendState, { status: 'ready' }>> {
   return new Promise((resolve, reject) => {
     let off: (() => void) | undefined;
     const check = (state: BackendState) => {

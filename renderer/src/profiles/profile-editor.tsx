@@ -38,11 +38,32 @@ export function draftFromProfile(p: ProfileView): ProfileDraft {
   };
 }
 
-const FIELDS = ['id', 'model', 'language', 'timeout_seconds', 'thinking', 'thinking.enabled', 'thinking.budget', 'cache', 'cache.enabled', 'cache.cache_threshold', 'compression', 'compression.enabled', 'compression.threshold_percent', 'compression.cooldown_seconds'];
+const FIELDS = [
+  'id',
+  'model',
+  'language',
+  'timeout_seconds',
+  'thinking',
+  'thinking.enabled',
+  'thinking.budget',
+  'cache',
+  'cache.enabled',
+  'cache.cache_threshold',
+  'compression',
+  'compression.enabled',
+  'compression.threshold_percent',
+  'compression.cooldown_seconds',
+];
 
 const num = (v: string) => (v.trim() === '' ? NaN : Number(v));
 
-export function ProfileEditor(props: { existing?: ProfileView; initial: ProfileDraft; providers: ProvidersResponse | undefined; onClose(): void; onSaved(): void }) {
+export function ProfileEditor(props: {
+  existing?: ProfileView;
+  initial: ProfileDraft;
+  providers: ProvidersResponse | undefined;
+  onClose(): void;
+  onSaved(): void;
+}) {
   const t = useT();
   const api = useApi();
   const [d, setD] = useState<ProfileDraft>(props.initial);
@@ -50,7 +71,14 @@ export function ProfileEditor(props: { existing?: ProfileView; initial: ProfileD
   const errors = useFormErrors();
   const editing = props.existing !== undefined;
 
-  const models = (props.providers?.providers ?? []).flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}`, thinking: m.supports_thinking, enabled: p.enabled })));
+  const models = (props.providers?.providers ?? []).flatMap((p) =>
+    p.models.map((m) => ({
+      value: `${p.id}:${m.id}`,
+      label: `${p.name} · ${m.name || m.id}`,
+      thinking: m.supports_thinking,
+      enabled: p.enabled,
+    })),
+  );
   const effective = d.model || props.providers?.effective_default || '';
   const picked = models.find((m) => m.value === effective);
   const thinkingAllowed = picked?.thinking ?? false;
@@ -81,17 +109,33 @@ export function ProfileEditor(props: { existing?: ProfileView; initial: ProfileD
   };
 
   return (
-    <Dialog title={editing ? t('profiles.editTitle', { id: props.existing!.id }) : t('profiles.addTitle')} open onClose={props.onClose} wide>
+    <Dialog
+      title={editing ? t('profiles.editTitle', { id: props.existing!.id }) : t('profiles.addTitle')}
+      open
+      onClose={props.onClose}
+      wide
+    >
       <form onSubmit={submit} noValidate>
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('profiles.id')} error={errors.fieldError('id')} hint={editing ? undefined : t('profiles.idHint')}>
-              <input value={d.id} onChange={(e) => setD({ ...d, id: e.target.value })} disabled={editing} autoFocus={!editing} spellCheck={false} />
+              <input
+                value={d.id}
+                onChange={(e) => setD({ ...d, id: e.target.value })}
+                disabled={editing}
+                autoFocus={!editing}
+                spellCheck={false}
+              />
             </Field>
             <Field label={t('profiles.model')} error={errors.fieldError('model')} hint={t('profiles.modelHint')}>
               <select value={d.model} onChange={(e) => setD({ ...d, model: e.target.value })}>
                 <option value="">{t('profiles.defaultModel', { model: props.providers?.effective_default ?? t('common.none') })}</option>
-                {models.map((m) => <option key={m.value} value={m.value}>{m.label}{m.enabled ? '' : ` (${t('common.disabled')})`}</option>)}
+                {models.map((m) => (
+                  <option key={m.value} value={m.value}>
+                    {m.label}
+                    {m.enabled ? '' : ` (${t('common.disabled')})`}
+                  </option>
+                ))}
               </select>
             </Field>
             <Field label={t('profiles.language')} error={errors.fieldError('language')}>
@@ -102,42 +146,107 @@ export function ProfileEditor(props: { existing?: ProfileView; initial: ProfileD
               </select>
             </Field>
             <Field label={t('profiles.timeout')} error={errors.fieldError('timeout_seconds')} hint={t('profiles.timeoutHint')}>
-              <input type="number" min={1} value={Number.isNaN(d.timeout_seconds) ? '' : d.timeout_seconds} onChange={(e) => setD({ ...d, timeout_seconds: num(e.target.value) })} />
+              <input
+                type="number"
+                min={1}
+                value={Number.isNaN(d.timeout_seconds) ? '' : d.timeout_seconds}
+                onChange={(e) => setD({ ...d, timeout_seconds: num(e.target.value) })}
+              />
             </Field>
           </div>
 
           <fieldset className="group">
             <legend>{t('profiles.thinking')}</legend>
-            <Toggle label={t('profiles.thinkingEnabled')} checked={d.thinking.enabled && thinkingAllowed} disabled={!thinkingAllowed} onChange={(enabled) => setD({ ...d, thinking: { ...d.thinking, enabled } })} hint={thinkingAllowed ? undefined : t('profiles.thinkingUnsupported')} />
-            {errors.fieldError('thinking.enabled') && <p className="field-error" role="alert">{errors.fieldError('thinking.enabled')}</p>}
+            <Toggle
+              label={t('profiles.thinkingEnabled')}
+              checked={d.thinking.enabled && thinkingAllowed}
+              disabled={!thinkingAllowed}
+              onChange={(enabled) => setD({ ...d, thinking: { ...d.thinking, enabled } })}
+              hint={thinkingAllowed ? undefined : t('profiles.thinkingUnsupported')}
+            />
+            {errors.fieldError('thinking.enabled') && (
+              <p className="field-error" role="alert">
+                {errors.fieldError('thinking.enabled')}
+              </p>
+            )}
             <Field label={t('profiles.thinkingBudget')} error={errors.fieldError('thinking.budget')} hint={t('profiles.tokens')}>
-              <input type="number" min={1} value={Number.isNaN(d.thinking.budget) ? '' : d.thinking.budget} disabled={!thinkingAllowed || !d.thinking.enabled} onChange={(e) => setD({ ...d, thinking: { ...d.thinking, budget: num(e.target.value) } })} />
+              <input
+                type="number"
+                min={1}
+                value={Number.isNaN(d.thinking.budget) ? '' : d.thinking.budget}
+                disabled={!thinkingAllowed || !d.thinking.enabled}
+                onChange={(e) => setD({ ...d, thinking: { ...d.thinking, budget: num(e.target.value) } })}
+              />
             </Field>
           </fieldset>
 
           <fieldset className="group">
             <legend>{t('profiles.cache')}</legend>
-            <Toggle label={t('profiles.cacheEnabled')} checked={d.cache.enabled} onChange={(enabled) => setD({ ...d, cache: { ...d.cache, enabled } })} />
-            <Field label={t('profiles.cacheThreshold')} error={errors.fieldError('cache.cache_threshold')} hint={t('profiles.cacheThresholdHint')}>
-              <input type="number" min={1} value={Number.isNaN(d.cache.cache_threshold) ? '' : d.cache.cache_threshold} disabled={!d.cache.enabled} onChange={(e) => setD({ ...d, cache: { ...d.cache, cache_threshold: num(e.target.value) } })} />
+            <Toggle
+              label={t('profiles.cacheEnabled')}
+              checked={d.cache.enabled}
+              onChange={(enabled) => setD({ ...d, cache: { ...d.cache, enabled } })}
+            />
+            <Field
+              label={t('profiles.cacheThreshold')}
+              error={errors.fieldError('cache.cache_threshold')}
+              hint={t('profiles.cacheThresholdHint')}
+            >
+              <input
+                type="number"
+                min={1}
+                value={Number.isNaN(d.cache.cache_threshold) ? '' : d.cache.cache_threshold}
+                disabled={!d.cache.enabled}
+                onChange={(e) => setD({ ...d, cache: { ...d.cache, cache_threshold: num(e.target.value) } })}
+              />
             </Field>
           </fieldset>
 
           <fieldset className="group">
             <legend>{t('profiles.compression')}</legend>
-            <Toggle label={t('profiles.compressionEnabled')} checked={d.compression.enabled} onChange={(enabled) => setD({ ...d, compression: { ...d.compression, enabled } })} />
-            <Field label={t('profiles.threshold')} error={errors.fieldError('compression.threshold_percent')} hint={t('profiles.thresholdHint', { value: d.compression.threshold_percent })}>
-              <input type="range" min={50} max={95} step={1} value={d.compression.threshold_percent} disabled={!d.compression.enabled} onChange={(e) => setD({ ...d, compression: { ...d.compression, threshold_percent: Number(e.target.value) } })} />
+            <Toggle
+              label={t('profiles.compressionEnabled')}
+              checked={d.compression.enabled}
+              onChange={(enabled) => setD({ ...d, compression: { ...d.compression, enabled } })}
+            />
+            <Field
+              label={t('profiles.threshold')}
+              error={errors.fieldError('compression.threshold_percent')}
+              hint={t('profiles.thresholdHint', { value: d.compression.threshold_percent })}
+            >
+              <input
+                type="range"
+                min={50}
+                max={95}
+                step={1}
+                value={d.compression.threshold_percent}
+                disabled={!d.compression.enabled}
+                onChange={(e) => setD({ ...d, compression: { ...d.compression, threshold_percent: Number(e.target.value) } })}
+              />
             </Field>
-            <Field label={t('profiles.cooldown')} error={errors.fieldError('compression.cooldown_seconds')} hint={t('profiles.cooldownHint')}>
-              <input type="number" min={0} value={Number.isNaN(d.compression.cooldown_seconds) ? '' : d.compression.cooldown_seconds} disabled={!d.compression.enabled} onChange={(e) => setD({ ...d, compression: { ...d.compression, cooldown_seconds: num(e.target.value) } })} />
+            <Field
+              label={t('profiles.cooldown')}
+              error={errors.fieldError('compression.cooldown_seconds')}
+              hint={t('profiles.cooldownHint')}
+            >
+              <input
+                type="number"
+                min={0}
+                value={Number.isNaN(d.compression.cooldown_seconds) ? '' : d.compression.cooldown_seconds}
+                disabled={!d.compression.enabled}
+                onChange={(e) => setD({ ...d, compression: { ...d.compression, cooldown_seconds: num(e.target.value) } })}
+              />
             </Field>
           </fieldset>
           <ErrorBanner error={errors.general} />
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>{editing ? t('common.save') : t('profiles.create')}</button>
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {editing ? t('common.save') : t('profiles.create')}
+          </button>
         </div>
       </form>
     </Dialog>

@@ -18,13 +18,31 @@ export function ProfilesPage() {
 
   return (
     <>
-      <PageHeader title={t('nav.profiles')} subtitle={t('profiles.subtitle')} actions={<button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>{t('profiles.add')}</button>} />
-      {fileErrors(profiles.data).map((e) => <Notice key={e.file} tone="error">{t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}</Notice>)}
+      <PageHeader
+        title={t('nav.profiles')}
+        subtitle={t('profiles.subtitle')}
+        actions={
+          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>
+            {t('profiles.add')}
+          </button>
+        }
+      />
+      {fileErrors(profiles.data).map((e) => (
+        <Notice key={e.file} tone="error">
+          {t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}
+        </Notice>
+      ))}
       <ErrorBanner error={profiles.error} />
       <Card title={t('profiles.all')}>
         <ListTable
           loading={profiles.loading && !profiles.data}
-          empty={list.length === 0 ? <EmptyState title={t('profiles.empty')}><p className="muted">{t('profiles.emptyHint')}</p></EmptyState> : null}
+          empty={
+            list.length === 0 ? (
+              <EmptyState title={t('profiles.empty')}>
+                <p className="muted">{t('profiles.emptyHint')}</p>
+              </EmptyState>
+            ) : null
+          }
           head={
             <tr>
               <th>{t('profiles.id')}</th>
@@ -33,21 +51,55 @@ export function ProfilesPage() {
               <th>{t('profiles.thinking')}</th>
               <th>{t('profiles.compression')}</th>
               <th className="num">{t('profiles.timeout')}</th>
-              <th><span className="sr-only">{t('common.actions')}</span></th>
+              <th>
+                <span className="sr-only">{t('common.actions')}</span>
+              </th>
             </tr>
           }
         >
           {list.map((p) => (
             <tr key={p.id}>
-              <td><div className="cell-title mono">{p.id}</div>{p.errors?.length ? <Badge tone="red">{t('profiles.hasErrors')}</Badge> : null}</td>
-              <td className="mono small">{p.model ?? <span className="muted">{t('common.none')}</span>} {p.model_is_default && <Badge tone="gray">{t('profiles.isDefault')}</Badge>}</td>
+              <td>
+                <div className="cell-title mono">{p.id}</div>
+                {p.errors?.length ? <Badge tone="red">{t('profiles.hasErrors')}</Badge> : null}
+              </td>
+              <td className="mono small">
+                {p.model ?? <span className="muted">{t('common.none')}</span>}{' '}
+                {p.model_is_default && <Badge tone="gray">{t('profiles.isDefault')}</Badge>}
+              </td>
               <td>{langLabel(p.language)}</td>
-              <td>{p.thinking.enabled ? <Badge tone="blue">{t('profiles.budget', { n: p.thinking.budget })}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
-              <td>{p.compression.enabled ? <Badge tone="green">{t('profiles.at', { n: p.compression.threshold_percent })}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
+              <td>
+                {p.thinking.enabled ? (
+                  <Badge tone="blue">{t('profiles.budget', { n: p.thinking.budget })}</Badge>
+                ) : (
+                  <Badge tone="gray">{t('common.disabled')}</Badge>
+                )}
+              </td>
+              <td>
+                {p.compression.enabled ? (
+                  <Badge tone="green">{t('profiles.at', { n: p.compression.threshold_percent })}</Badge>
+                ) : (
+                  <Badge tone="gray">{t('common.disabled')}</Badge>
+                )}
+              </td>
               <td className="num">{p.timeout_seconds} s</td>
               <td className="row-actions">
-                <button type="button" className="btn btn-small" aria-label={t('profiles.editNamed', { id: p.id })} onClick={() => setEditing(p)}>{t('common.edit')}</button>
-                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('profiles.deleteNamed', { id: p.id })} onClick={() => setDeleting(p)}>{t('common.delete')}</button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={t('profiles.editNamed', { id: p.id })}
+                  onClick={() => setEditing(p)}
+                >
+                  {t('common.edit')}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  aria-label={t('profiles.deleteNamed', { id: p.id })}
+                  onClick={() => setDeleting(p)}
+                >
+                  {t('common.delete')}
+                </button>
               </td>
             </tr>
           ))}

@@ -14,7 +14,9 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
   useEffect(() => setChoice(current), [current]);
-  const options = data.providers.filter((p) => p.enabled).flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })));
+  const options = data.providers
+    .filter((p) => p.enabled)
+    .flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })));
 
   const save = async () => {
     const [provider, ...rest] = choice.split(':');
@@ -33,12 +35,26 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
       <div className="defaults-row">
         <div className="field grow">
           <label htmlFor={id}>{t('providers.defaultModel')}</label>
-          <select id={id} value={choice} onChange={(e) => { setChoice(e.target.value); setSaved(false); }} disabled={options.length === 0}>
+          <select
+            id={id}
+            value={choice}
+            onChange={(e) => {
+              setChoice(e.target.value);
+              setSaved(false);
+            }}
+            disabled={options.length === 0}
+          >
             <option value="">{options.length ? t('providers.pickDefault') : t('providers.noModelsYet')}</option>
-            {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+            {options.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
           </select>
         </div>
-        <button type="button" className="btn" onClick={() => void save()} disabled={!choice || choice === current}>{t('common.save')}</button>
+        <button type="button" className="btn" onClick={() => void save()} disabled={!choice || choice === current}>
+          {t('common.save')}
+        </button>
         <div className="defaults-effective">
           <span className="muted small">{t('providers.effective')}</span>
           <code>{data.effective_default ?? t('common.none')}</code>

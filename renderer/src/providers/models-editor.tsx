@@ -8,19 +8,33 @@ function toInt(value: string): number | undefined {
 }
 
 /** Every model field as an editable table row; errors the server names (models[N].field) show in place. */
-export function ModelsEditor(props: { models: ModelDraft[]; onChange(models: ModelDraft[]): void; fieldError(name: string): string | undefined }) {
+export function ModelsEditor(props: {
+  models: ModelDraft[];
+  onChange(models: ModelDraft[]): void;
+  fieldError(name: string): string | undefined;
+}) {
   const t = useT();
-  const update = (index: number, patch: Partial<ModelDraft>) => props.onChange(props.models.map((m, i) => (i === index ? { ...m, ...patch } : m)));
-  const cellError = (index: number, field: string) => props.fieldError(`models[${index}].${field}`) ?? (field === 'id' ? props.fieldError(`models[${index}]`) : undefined);
+  const update = (index: number, patch: Partial<ModelDraft>) =>
+    props.onChange(props.models.map((m, i) => (i === index ? { ...m, ...patch } : m)));
+  const cellError = (index: number, field: string) =>
+    props.fieldError(`models[${index}].${field}`) ?? (field === 'id' ? props.fieldError(`models[${index}]`) : undefined);
   return (
     <div className="models-editor">
       <div className="section-head">
         <h3>{t('providers.models')}</h3>
-        <button type="button" className="btn btn-small" onClick={() => props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false }])}>
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false }])}
+        >
           {t('providers.addModel')}
         </button>
       </div>
-      {props.fieldError('models') && <p className="field-error" role="alert">{props.fieldError('models')}</p>}
+      {props.fieldError('models') && (
+        <p className="field-error" role="alert">
+          {props.fieldError('models')}
+        </p>
+      )}
       {props.models.length === 0 ? (
         <p className="muted small">{t('providers.noModels')}</p>
       ) : (
@@ -34,7 +48,9 @@ export function ModelsEditor(props: { models: ModelDraft[]; onChange(models: Mod
                 <th>{t('providers.maxOutput')}</th>
                 <th>{t('providers.thinking')}</th>
                 <th>{t('providers.tools')}</th>
-                <th><span className="sr-only">{t('common.actions')}</span></th>
+                <th>
+                  <span className="sr-only">{t('common.actions')}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -52,29 +68,62 @@ export function ModelsEditor(props: { models: ModelDraft[]; onChange(models: Mod
                         value={m[field] ?? ''}
                         onChange={(e) => update(i, { [field]: toInt(e.target.value) })}
                       />
-                      {error && <p className="field-error" role="alert">{error}</p>}
+                      {error && (
+                        <p className="field-error" role="alert">
+                          {error}
+                        </p>
+                      )}
                     </td>
                   );
                 };
                 return (
                   <tr key={i}>
                     <td>
-                      <input aria-label={`${t('providers.modelId')} ${n}`} aria-invalid={cellError(i, 'id') ? true : undefined} value={m.id} onChange={(e) => update(i, { id: e.target.value })} spellCheck={false} />
-                      {cellError(i, 'id') && <p className="field-error" role="alert">{cellError(i, 'id')}</p>}
+                      <input
+                        aria-label={`${t('providers.modelId')} ${n}`}
+                        aria-invalid={cellError(i, 'id') ? true : undefined}
+                        value={m.id}
+                        onChange={(e) => update(i, { id: e.target.value })}
+                        spellCheck={false}
+                      />
+                      {cellError(i, 'id') && (
+                        <p className="field-error" role="alert">
+                          {cellError(i, 'id')}
+                        </p>
+                      )}
                     </td>
                     <td>
-                      <input aria-label={`${t('providers.modelName')} ${n}`} value={m.name ?? ''} onChange={(e) => update(i, { name: e.target.value || undefined })} />
+                      <input
+                        aria-label={`${t('providers.modelName')} ${n}`}
+                        value={m.name ?? ''}
+                        onChange={(e) => update(i, { name: e.target.value || undefined })}
+                      />
                     </td>
                     {numberCell('context_window', t('providers.contextWindow'))}
                     {numberCell('max_output_tokens', t('providers.maxOutput'))}
                     <td className="center">
-                      <input type="checkbox" aria-label={`${t('providers.thinking')} ${n}`} checked={m.supports_thinking} onChange={(e) => update(i, { supports_thinking: e.target.checked })} />
+                      <input
+                        type="checkbox"
+                        aria-label={`${t('providers.thinking')} ${n}`}
+                        checked={m.supports_thinking}
+                        onChange={(e) => update(i, { supports_thinking: e.target.checked })}
+                      />
                     </td>
                     <td className="center">
-                      <input type="checkbox" aria-label={`${t('providers.tools')} ${n}`} checked={m.supports_tools} onChange={(e) => update(i, { supports_tools: e.target.checked })} />
+                      <input
+                        type="checkbox"
+                        aria-label={`${t('providers.tools')} ${n}`}
+                        checked={m.supports_tools}
+                        onChange={(e) => update(i, { supports_tools: e.target.checked })}
+                      />
                     </td>
                     <td>
-                      <button type="button" className="btn btn-ghost btn-small" aria-label={`${t('providers.removeModel')} ${m.id || n}`} onClick={() => props.onChange(props.models.filter((_, j) => j !== i))}>
+                      <button
+                        type="button"
+                        className="btn btn-ghost btn-small"
+                        aria-label={`${t('providers.removeModel')} ${m.id || n}`}
+                        onClick={() => props.onChange(props.models.filter((_, j) => j !== i))}
+                      >
                         ✕
                       </button>
                     </td>

@@ -47,12 +47,23 @@ export function ProviderEditor(props: { existing?: MaskedProvider; initial: Prov
   })();
 
   return (
-    <Dialog title={editing ? t('providers.editTitle', { name: props.existing!.name }) : t('providers.addTitle')} open onClose={props.onClose} wide>
+    <Dialog
+      title={editing ? t('providers.editTitle', { name: props.existing!.name }) : t('providers.addTitle')}
+      open
+      onClose={props.onClose}
+      wide
+    >
       <form onSubmit={submit} noValidate>
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('providers.id')} error={errors.fieldError('id')} hint={editing ? undefined : t('providers.idHint')}>
-              <input value={draft.id} onChange={(e) => set({ id: e.target.value })} disabled={editing} spellCheck={false} autoFocus={!editing} />
+              <input
+                value={draft.id}
+                onChange={(e) => set({ id: e.target.value })}
+                disabled={editing}
+                spellCheck={false}
+                autoFocus={!editing}
+              />
             </Field>
             <Field label={t('common.name')} error={errors.fieldError('name')}>
               <input value={draft.name} onChange={(e) => set({ name: e.target.value })} autoFocus={editing} />
@@ -69,12 +80,27 @@ export function ProviderEditor(props: { existing?: MaskedProvider; initial: Prov
             <Field
               label={t('providers.baseUrl')}
               error={errors.fieldError('base_url')}
-              hint={props.existing?.base_url_source === 'env' ? t('providers.baseUrlEnv', { name: `${props.existing.env_prefix}_BASE_URL` }) : t('providers.baseUrlHint', { example: BASE_URL_HINTS[draft.type] })}
+              hint={
+                props.existing?.base_url_source === 'env'
+                  ? t('providers.baseUrlEnv', { name: `${props.existing.env_prefix}_BASE_URL` })
+                  : t('providers.baseUrlHint', { example: BASE_URL_HINTS[draft.type] })
+              }
             >
-              <input value={draft.base_url ?? ''} onChange={(e) => set({ base_url: e.target.value })} placeholder={BASE_URL_HINTS[draft.type]} spellCheck={false} />
+              <input
+                value={draft.base_url ?? ''}
+                onChange={(e) => set({ base_url: e.target.value })}
+                placeholder={BASE_URL_HINTS[draft.type]}
+                spellCheck={false}
+              />
             </Field>
             <Field label={t('providers.apiKey')} error={errors.fieldError('api_key')} hint={keyHint}>
-              <input type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" placeholder={props.existing?.api_key_hint ?? ''} />
+              <input
+                type="password"
+                value={apiKey}
+                onChange={(e) => setApiKey(e.target.value)}
+                autoComplete="off"
+                placeholder={props.existing?.api_key_hint ?? ''}
+              />
             </Field>
             <div className="field field-toggle">
               <Toggle label={t('common.enabled')} checked={draft.enabled} onChange={(enabled) => set({ enabled })} />

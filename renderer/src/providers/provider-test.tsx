@@ -37,7 +37,9 @@ export function ProviderTest(props: { provider: MaskedProvider; onClose(): void 
   // The backend merges the remote list itself (existing models keep their settings).
   const importModels = async () => {
     try {
-      const again = await api.post<TestResult>(`/api/config/providers/${encodeURIComponent(props.provider.id)}/test`, { import_models: true });
+      const again = await api.post<TestResult>(`/api/config/providers/${encodeURIComponent(props.provider.id)}/test`, {
+        import_models: true,
+      });
       setResult(again);
       setImported(again.imported?.length ?? 0);
     } catch (err) {
@@ -60,11 +62,14 @@ export function ProviderTest(props: { provider: MaskedProvider; onClose(): void 
             {remoteIds.length > 0 && (
               <>
                 <p>
-                  {t('providers.remoteModels', { count: remoteIds.length })} <Badge tone="blue">{t('providers.newModels', { count: newIds.length })}</Badge>
+                  {t('providers.remoteModels', { count: remoteIds.length })}{' '}
+                  <Badge tone="blue">{t('providers.newModels', { count: newIds.length })}</Badge>
                 </p>
                 <ul className="chip-list">
                   {remoteIds.slice(0, 40).map((id) => (
-                    <li key={id} className={newIds.includes(id) ? 'chip chip-new' : 'chip'}>{id}</li>
+                    <li key={id} className={newIds.includes(id) ? 'chip chip-new' : 'chip'}>
+                      {id}
+                    </li>
                   ))}
                 </ul>
               </>
@@ -75,11 +80,17 @@ export function ProviderTest(props: { provider: MaskedProvider; onClose(): void 
         <ErrorBanner error={failure} />
       </div>
       <div className="dialog-foot">
-        <button type="button" className="btn" onClick={props.onClose}>{t('common.close')}</button>
+        <button type="button" className="btn" onClick={props.onClose}>
+          {t('common.close')}
+        </button>
         {newIds.length > 0 && imported === null && (
-          <button type="button" className="btn" onClick={() => void importModels()}>{t('providers.importModels', { count: newIds.length })}</button>
+          <button type="button" className="btn" onClick={() => void importModels()}>
+            {t('providers.importModels', { count: newIds.length })}
+          </button>
         )}
-        <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running}>{t('providers.testConnection')}</button>
+        <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running}>
+          {t('providers.testConnection')}
+        </button>
       </div>
     </Dialog>
   );

@@ -29,17 +29,29 @@ export function ProvidersPage() {
       <PageHeader
         title={t('nav.providers')}
         subtitle={t('providers.subtitle')}
-        actions={<button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>{t('providers.add')}</button>}
+        actions={
+          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>
+            {t('providers.add')}
+          </button>
+        }
       />
       {providers.data?.errors.map((e) => (
-        <Notice key={`${e.file}:${e.line}`} tone="error">{t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}</Notice>
+        <Notice key={`${e.file}:${e.line}`} tone="error">
+          {t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}
+        </Notice>
       ))}
       <ErrorBanner error={providers.error} />
       {providers.data && <DefaultsCard data={providers.data} />}
       <Card title={t('providers.configured')}>
         <ListTable
           loading={providers.loading && !providers.data}
-          empty={list.length === 0 ? <EmptyState title={t('providers.empty')}><p className="muted">{t('providers.emptyHint')}</p></EmptyState> : null}
+          empty={
+            list.length === 0 ? (
+              <EmptyState title={t('providers.empty')}>
+                <p className="muted">{t('providers.emptyHint')}</p>
+              </EmptyState>
+            ) : null
+          }
           head={
             <tr>
               <th>{t('common.name')}</th>
@@ -48,7 +60,9 @@ export function ProvidersPage() {
               <th className="num">{t('providers.models')}</th>
               <th>{t('providers.apiKey')}</th>
               <th>{t('providers.baseUrl')}</th>
-              <th><span className="sr-only">{t('common.actions')}</span></th>
+              <th>
+                <span className="sr-only">{t('common.actions')}</span>
+              </th>
             </tr>
           }
         >
@@ -62,11 +76,34 @@ export function ProvidersPage() {
               <td>{p.enabled ? <Badge tone="green">{t('common.enabled')}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
               <td className="num">{p.models.length}</td>
               <td>{keyBadge(p)}</td>
-              <td className="mono small truncate" title={p.base_url ?? ''}>{p.base_url ?? <span className="muted">{t('providers.defaultUrl')}</span>}</td>
+              <td className="mono small truncate" title={p.base_url ?? ''}>
+                {p.base_url ?? <span className="muted">{t('providers.defaultUrl')}</span>}
+              </td>
               <td className="row-actions">
-                <button type="button" className="btn btn-small" aria-label={t('providers.testNamed', { name: p.name })} onClick={() => setTesting(p)}>{t('providers.test')}</button>
-                <button type="button" className="btn btn-small" aria-label={t('providers.editNamed', { name: p.name })} onClick={() => setEditing(p)}>{t('common.edit')}</button>
-                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('providers.deleteNamed', { name: p.name })} onClick={() => setDeleting(p)}>{t('common.delete')}</button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={t('providers.testNamed', { name: p.name })}
+                  onClick={() => setTesting(p)}
+                >
+                  {t('providers.test')}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={t('providers.editNamed', { name: p.name })}
+                  onClick={() => setEditing(p)}
+                >
+                  {t('common.edit')}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  aria-label={t('providers.deleteNamed', { name: p.name })}
+                  onClick={() => setDeleting(p)}
+                >
+                  {t('common.delete')}
+                </button>
               </td>
             </tr>
           ))}
@@ -83,7 +120,15 @@ export function ProvidersPage() {
           }}
         />
       )}
-      {testing && <ProviderTest provider={testing} onClose={() => { setTesting(null); void providers.reload(); }} />}
+      {testing && (
+        <ProviderTest
+          provider={testing}
+          onClose={() => {
+            setTesting(null);
+            void providers.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         title={t('providers.deleteTitle')}

@@ -40,23 +40,41 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
       {rotated && <Notice tone="success">{t('session.rotated')}</Notice>}
       <Card title={t('session.backend')}>
         <dl className="kv">
-          <dt>{t('connect.backendUrl')}</dt><dd className="mono">{baseUrl}</dd>
-          <dt>{t('session.version')}</dt><dd className="mono">{version ? `${version.version} (API ${version.api}, Node ${version.node})` : '…'}</dd>
-          <dt>{t('session.node')}</dt><dd className="mono">{nodeId ?? '…'}</dd>
-          <dt>{t('live.label')}</dt><dd><LiveIndicator /></dd>
+          <dt>{t('connect.backendUrl')}</dt>
+          <dd className="mono">{baseUrl}</dd>
+          <dt>{t('session.version')}</dt>
+          <dd className="mono">{version ? `${version.version} (API ${version.api}, Node ${version.node})` : '…'}</dd>
+          <dt>{t('session.node')}</dt>
+          <dd className="mono">{nodeId ?? '…'}</dd>
+          <dt>{t('live.label')}</dt>
+          <dd>
+            <LiveIndicator />
+          </dd>
         </dl>
         <div className="button-row">
-          <button type="button" className="btn" onClick={() => void rotate()}>{t('session.rotate')}</button>
-          <button type="button" className="btn" onClick={() => endSession('user')}>{t('session.disconnect')}</button>
-          <button type="button" className="btn btn-danger-ghost" onClick={() => setResetting(true)}>{t('session.resetPairing')}</button>
+          <button type="button" className="btn" onClick={() => void rotate()}>
+            {t('session.rotate')}
+          </button>
+          <button type="button" className="btn" onClick={() => endSession('user')}>
+            {t('session.disconnect')}
+          </button>
+          <button type="button" className="btn btn-danger-ghost" onClick={() => setResetting(true)}>
+            {t('session.resetPairing')}
+          </button>
         </div>
       </Card>
       {bridge && (
         <Card title={t('session.desktopOnly')}>
           <div className="button-row">
-            <button type="button" className="btn" onClick={() => void fromShell(bridge.backend.restart()).catch(setError)}>{t('session.restart')}</button>
-            <button type="button" className="btn" onClick={() => void fromShell(bridge.folders.open('data')).catch(setError)}>{t('session.openData')}</button>
-            <button type="button" className="btn" onClick={() => void fromShell(bridge.folders.open('logs')).catch(setError)}>{t('session.openLogs')}</button>
+            <button type="button" className="btn" onClick={() => void fromShell(bridge.backend.restart()).catch(setError)}>
+              {t('session.restart')}
+            </button>
+            <button type="button" className="btn" onClick={() => void fromShell(bridge.folders.open('data')).catch(setError)}>
+              {t('session.openData')}
+            </button>
+            <button type="button" className="btn" onClick={() => void fromShell(bridge.folders.open('logs')).catch(setError)}>
+              {t('session.openLogs')}
+            </button>
           </div>
         </Card>
       )}

@@ -11,10 +11,14 @@ export function Layout(props: { route: Route; onNavigate(route: Route): void; ba
     <div className="layout">
       <aside className="sidebar">
         <div className="brand">
-          <span className="brand-mark" aria-hidden="true">S</span>
+          <span className="brand-mark" aria-hidden="true">
+            S
+          </span>
           <div>
             <p className="brand-name">{t('app.name')}</p>
-            <p className="brand-sub" title={props.baseUrl}>{props.baseUrl.replace(/^https?:\/\//, '')}</p>
+            <p className="brand-sub" title={props.baseUrl}>
+              {props.baseUrl.replace(/^https?:\/\//, '')}
+            </p>
           </div>
         </div>
         <nav aria-label={t('nav.main')}>

@@ -5,7 +5,8 @@ import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors, ListTable } from '../ui/controls';
 
-const template = (name: string) => `---\nname: ${name || 'my-skill'}\ndescription: What this skill does and when to use it.\n---\n\n# ${name || 'My skill'}\n\nInstructions for the assistant.\n`;
+const template = (name: string) =>
+  `---\nname: ${name || 'my-skill'}\ndescription: What this skill does and when to use it.\n---\n\n# ${name || 'My skill'}\n\nInstructions for the assistant.\n`;
 
 export function SkillsPage() {
   const t = useT();
@@ -16,33 +17,74 @@ export function SkillsPage() {
   const list = listOf<SkillSummary>(skills.data, 'skills');
   return (
     <>
-      <PageHeader title={t('nav.skills')} subtitle={t('skills.subtitle')} actions={<button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>{t('skills.add')}</button>} />
+      <PageHeader
+        title={t('nav.skills')}
+        subtitle={t('skills.subtitle')}
+        actions={
+          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>
+            {t('skills.add')}
+          </button>
+        }
+      />
       <ErrorBanner error={skills.error} />
       <Card title={t('skills.all')}>
         <ListTable
           loading={skills.loading && !skills.data}
-          empty={list.length === 0 ? <EmptyState title={t('skills.empty')}><p className="muted">{t('skills.emptyHint')}</p></EmptyState> : null}
+          empty={
+            list.length === 0 ? (
+              <EmptyState title={t('skills.empty')}>
+                <p className="muted">{t('skills.emptyHint')}</p>
+              </EmptyState>
+            ) : null
+          }
           head={
             <tr>
               <th>{t('skills.name')}</th>
               <th>{t('skills.description')}</th>
-              <th><span className="sr-only">{t('common.actions')}</span></th>
+              <th>
+                <span className="sr-only">{t('common.actions')}</span>
+              </th>
             </tr>
           }
         >
           {list.map((s) => (
             <tr key={s.name}>
               <td className="cell-title mono">{s.name}</td>
-              <td>{s.description ?? <span className="muted">—</span>} {s.errors?.length ? <Badge tone="red">{s.errors[0]}</Badge> : null}</td>
+              <td>
+                {s.description ?? <span className="muted">—</span>} {s.errors?.length ? <Badge tone="red">{s.errors[0]}</Badge> : null}
+              </td>
               <td className="row-actions">
-                <button type="button" className="btn btn-small" aria-label={t('skills.editNamed', { name: s.name })} onClick={() => setEditing(s.name)}>{t('common.edit')}</button>
-                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('skills.deleteNamed', { name: s.name })} onClick={() => setDeleting(s.name)}>{t('common.delete')}</button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={t('skills.editNamed', { name: s.name })}
+                  onClick={() => setEditing(s.name)}
+                >
+                  {t('common.edit')}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  aria-label={t('skills.deleteNamed', { name: s.name })}
+                  onClick={() => setDeleting(s.name)}
+                >
+                  {t('common.delete')}
+                </button>
               </td>
             </tr>
           ))}
         </ListTable>
       </Card>
-      {editing && <SkillEditor name={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={() => { setEditing(null); void skills.reload(); }} />}
+      {editing && (
+        <SkillEditor
+          name={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            void skills.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         title={t('skills.deleteTitle')}
@@ -68,10 +110,13 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
 
   useEffect(() => {
     if (!props.name) return;
-    api.get<SkillDocument>(path.skill(props.name)).then((doc) => {
-      setContent(doc.content);
-      setLoaded(true);
-    }, (err) => errors.report(err, []));
+    api.get<SkillDocument>(path.skill(props.name)).then(
+      (doc) => {
+        setContent(doc.content);
+        setLoaded(true);
+      },
+      (err) => errors.report(err, []),
+    );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [api, props.name]);
 
@@ -106,13 +151,24 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
             />
           </Field>
           <Field label={t('skills.content')} error={errors.fieldError('content')} hint={t('skills.contentHint')}>
-            <textarea className="code-area" rows={16} value={content} disabled={!loaded} onChange={(e) => setContent(e.target.value)} spellCheck={false} />
+            <textarea
+              className="code-area"
+              rows={16}
+              value={content}
+              disabled={!loaded}
+              onChange={(e) => setContent(e.target.value)}
+              spellCheck={false}
+            />
           </Field>
           <ErrorBanner error={errors.general} />
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="btn btn-primary" disabled={!loaded}>{t('common.save')}</button>
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={!loaded}>
+            {t('common.save')}
+          </button>
         </div>
       </form>
     </Dialog>

@@ -19,14 +19,20 @@ export function RoutePicture({ route }: { route: RouteResponse }) {
       <ol className="route-lanes">
         {paths.map((p, i) => (
           <li key={i} className="route-lane">
-            <span className="lane-share" title={t('swap.pathShare')}>{share(p.amountIn, route.amountIn)}%</span>
+            <span className="lane-share" title={t('swap.pathShare')}>
+              {share(p.amountIn, route.amountIn)}%
+            </span>
             <span className="lane-line" aria-hidden="true" />
             {p.hops.map((h, j) => (
               <span key={j} className="lane-hop-group">
                 <span className="route-hop" title={`${h.pool}\n${h.amountIn} → ${h.amountOut}`}>
                   <span className="hop-dex">{h.dex}</span>
-                  <span className="hop-meta">{h.version.toUpperCase()} · {t('swap.fee', { fee: feePercent(h.fee) })}</span>
-                  <span className="hop-pair">{shortAddress(h.tokenIn)} → {shortAddress(h.tokenOut)}</span>
+                  <span className="hop-meta">
+                    {h.version.toUpperCase()} · {t('swap.fee', { fee: feePercent(h.fee) })}
+                  </span>
+                  <span className="hop-pair">
+                    {shortAddress(h.tokenIn)} → {shortAddress(h.tokenOut)}
+                  </span>
                 </span>
                 <span className="lane-line" aria-hidden="true" />
               </span>

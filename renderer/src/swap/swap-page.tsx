@@ -7,7 +7,18 @@ import { RoutePicture } from './route-picture';
 import { CHAINS, DEFAULT_SWAP_URL, requestBody, SOURCES, usd, type RouteResponse, type SwapForm } from './swap-types';
 
 const URL_KEY = 'service.swapUrl';
-const FIELDS = ['chain', 'tokenIn', 'tokenOut', 'amountIn', 'sender', 'recipient', 'slippageTolerance', 'gasPrice', 'includedSources', 'deadline'];
+const FIELDS = [
+  'chain',
+  'tokenIn',
+  'tokenOut',
+  'amountIn',
+  'sender',
+  'recipient',
+  'slippageTolerance',
+  'gasPrice',
+  'includedSources',
+  'deadline',
+];
 
 export function SwapPage() {
   const t = useT();
@@ -55,7 +66,13 @@ export function SwapPage() {
 
   const text = (name: keyof SwapForm, label: string, opts: { hint?: string; placeholder?: string; mono?: boolean } = {}) => (
     <Field label={label} error={errors.fieldError(name)} hint={opts.hint}>
-      <input className={opts.mono ? 'mono' : undefined} value={form[name] as string} placeholder={opts.placeholder} spellCheck={false} onChange={(e) => set({ [name]: e.target.value })} />
+      <input
+        className={opts.mono ? 'mono' : undefined}
+        value={form[name] as string}
+        placeholder={opts.placeholder}
+        spellCheck={false}
+        onChange={(e) => set({ [name]: e.target.value })}
+      />
     </Field>
   );
 
@@ -68,7 +85,11 @@ export function SwapPage() {
             {text('swapUrl', t('swap.url'), { hint: t('swap.urlHint') })}
             <Field label={t('swap.chain')} error={errors.fieldError('chain')}>
               <select value={form.chain} onChange={(e) => set({ chain: e.target.value as SwapForm['chain'] })}>
-                {CHAINS.map((c) => <option key={c} value={c}>{c === 'bsc' ? 'BNB Smart Chain (bsc)' : 'Ethereum (ethereum)'}</option>)}
+                {CHAINS.map((c) => (
+                  <option key={c} value={c}>
+                    {c === 'bsc' ? 'BNB Smart Chain (bsc)' : 'Ethereum (ethereum)'}
+                  </option>
+                ))}
               </select>
             </Field>
             {text('tokenIn', t('swap.tokenIn'), { placeholder: '0x…', mono: true, hint: t('swap.nativeHint') })}
@@ -85,22 +106,41 @@ export function SwapPage() {
               <div className="checks">
                 {SOURCES.map((s) => (
                   <label key={s} className="check">
-                    <input type="checkbox" checked={form.includedSources.includes(s)} onChange={(e) => set({ includedSources: e.target.checked ? [...form.includedSources, s] : form.includedSources.filter((x) => x !== s) })} />
+                    <input
+                      type="checkbox"
+                      checked={form.includedSources.includes(s)}
+                      onChange={(e) =>
+                        set({
+                          includedSources: e.target.checked ? [...form.includedSources, s] : form.includedSources.filter((x) => x !== s),
+                        })
+                      }
+                    />
                     {s}
                   </label>
                 ))}
               </div>
-              {errors.fieldError('includedSources') && <p id="sources-error" className="field-error" role="alert">{errors.fieldError('includedSources')}</p>}
+              {errors.fieldError('includedSources') && (
+                <p id="sources-error" className="field-error" role="alert">
+                  {errors.fieldError('includedSources')}
+                </p>
+              )}
             </fieldset>
-            <button type="submit" className="btn btn-primary btn-block" disabled={busy}>{busy ? t('swap.building') : t('swap.build')}</button>
+            <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+              {busy ? t('swap.building') : t('swap.build')}
+            </button>
           </form>
           {unreachable && <Notice tone="error">{unreachable}</Notice>}
           <ErrorBanner error={errors.general} />
         </Card>
         <div className="swap-result">
-          {route ? <RouteResult route={route} /> : (
+          {route ? (
+            <RouteResult route={route} />
+          ) : (
             <Card title={t('swap.result')}>
-              <div className="empty"><p className="empty-title">{t('swap.noRouteYet')}</p><p className="muted">{t('swap.noRouteHint')}</p></div>
+              <div className="empty">
+                <p className="empty-title">{t('swap.noRouteYet')}</p>
+                <p className="muted">{t('swap.noRouteHint')}</p>
+              </div>
             </Card>
           )}
         </div>
@@ -120,7 +160,14 @@ function RouteResult({ route }: { route: RouteResponse }) {
   );
   return (
     <>
-      <Card title={t('swap.result')} actions={<Badge tone="blue">{t('swap.type')}: {route.swapType}</Badge>}>
+      <Card
+        title={t('swap.result')}
+        actions={
+          <Badge tone="blue">
+            {t('swap.type')}: {route.swapType}
+          </Badge>
+        }
+      >
         <div className="stats">
           {stat(t('swap.amountIn'), route.amountIn, usd(route.amountInUsd))}
           {stat(t('swap.amountOut'), route.amountOut, usd(route.amountOutUsd))}
@@ -128,19 +175,27 @@ function RouteResult({ route }: { route: RouteResponse }) {
           {stat(t('swap.gas'), route.gas, `${route.gasPrice} wei · ${usd(route.gasUsd)}`)}
         </div>
         <RoutePicture route={route} />
-        <p className="muted small">{t('swap.source', { source: route.routeInfo.source })}{route.routeInfo.blockNumber !== undefined ? ` · ${t('swap.block', { n: route.routeInfo.blockNumber })}` : ''}</p>
+        <p className="muted small">
+          {t('swap.source', { source: route.routeInfo.source })}
+          {route.routeInfo.blockNumber !== undefined ? ` · ${t('swap.block', { n: route.routeInfo.blockNumber })}` : ''}
+        </p>
       </Card>
       <Card title={t('swap.transaction')}>
         <dl className="kv">
-          <dt>{t('swap.aggregator')}</dt><dd className="mono">{route.aggregatorAddress}</dd>
-          <dt>{t('swap.executor')}</dt><dd className="mono">{route.executorAddress}</dd>
-          <dt>{t('swap.value')}</dt><dd className="mono">{route.value}</dd>
+          <dt>{t('swap.aggregator')}</dt>
+          <dd className="mono">{route.aggregatorAddress}</dd>
+          <dt>{t('swap.executor')}</dt>
+          <dd className="mono">{route.executorAddress}</dd>
+          <dt>{t('swap.value')}</dt>
+          <dd className="mono">{route.value}</dd>
         </dl>
         <div className="section-head">
           <h3>{t('swap.calldata')}</h3>
           <CopyButton text={route.executorData} label={t('swap.copyCalldata')} />
         </div>
-        <pre className="calldata" tabIndex={0} aria-label={t('swap.calldata')}>{route.executorData}</pre>
+        <pre className="calldata" tabIndex={0} aria-label={t('swap.calldata')}>
+          {route.executorData}
+        </pre>
       </Card>
     </>
   );

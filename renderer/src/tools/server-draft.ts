@@ -17,13 +17,16 @@ type Raw = Record<string, unknown>;
 
 export function kindOf(server: Raw): ServerKind {
   if (server.type === 'sse') return 'sse';
-  if (server.type === 'http' || server.type === 'streamable-http' || (server.url !== undefined && server.command === undefined)) return 'http';
+  if (server.type === 'http' || server.type === 'streamable-http' || (server.url !== undefined && server.command === undefined))
+    return 'http';
   return 'stdio';
 }
 
 function pairs(record: unknown, sep: string): string {
   if (typeof record !== 'object' || record === null) return '';
-  return Object.entries(record as Record<string, unknown>).map(([k, v]) => `${k}${sep}${String(v)}`).join('\n');
+  return Object.entries(record as Record<string, unknown>)
+    .map(([k, v]) => `${k}${sep}${String(v)}`)
+    .join('\n');
 }
 
 function parsePairs(text: string, sep: RegExp): Record<string, string> | undefined {
@@ -54,7 +57,10 @@ export function draftFromServer(name: string, server: Raw): ServerDraft {
 export function serverFromDraft(d: ServerDraft, previous: Raw = {}): Raw {
   const { command: _c, args: _a, env: _e, url: _u, headers: _h, type: _t, ...kept } = previous;
   if (d.kind === 'stdio') {
-    const args = d.args.split('\n').map((a) => a.trim()).filter(Boolean);
+    const args = d.args
+      .split('\n')
+      .map((a) => a.trim())
+      .filter(Boolean);
     const env = parsePairs(d.env, /=/);
     return { ...kept, command: d.command.trim(), ...(args.length ? { args } : {}), ...(env ? { env } : {}) };
   }

@@ -36,7 +36,13 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('tools.name')} error={errors.fieldError('name')}>
-              <input value={d.name} disabled={props.editing} onChange={(e) => setD({ ...d, name: e.target.value })} autoFocus={!props.editing} spellCheck={false} />
+              <input
+                value={d.name}
+                disabled={props.editing}
+                onChange={(e) => setD({ ...d, name: e.target.value })}
+                autoFocus={!props.editing}
+                spellCheck={false}
+              />
             </Field>
             <Field label={t('tools.kind')} error={errors.fieldError('kind')}>
               <select value={d.kind} onChange={(e) => setD({ ...d, kind: e.target.value as ServerKind })}>
@@ -61,7 +67,12 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
           ) : (
             <>
               <Field label={t('tools.url')} error={errors.fieldError('url')} hint={t('tools.urlHint')}>
-                <input value={d.url} onChange={(e) => setD({ ...d, url: e.target.value })} spellCheck={false} placeholder="https://example.com/mcp" />
+                <input
+                  value={d.url}
+                  onChange={(e) => setD({ ...d, url: e.target.value })}
+                  spellCheck={false}
+                  placeholder="https://example.com/mcp"
+                />
               </Field>
               <Field label={t('tools.headers')} error={errors.fieldError('headers')} hint={t('tools.headersHint')}>
                 <textarea rows={2} value={d.headers} onChange={(e) => setD({ ...d, headers: e.target.value })} spellCheck={false} />
@@ -71,8 +82,12 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
           <ErrorBanner error={errors.general} />
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>{t('common.save')}</button>
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {t('common.save')}
+          </button>
         </div>
       </form>
     </Dialog>

@@ -27,50 +27,95 @@ export function ToolServersPage() {
     await file.reload();
   };
 
-  const rows = [...Object.entries(readonly).map(([n, s]) => ({ name: n, server: s, ro: true })), ...Object.entries(servers).map(([n, s]) => ({ name: n, server: s, ro: false }))];
+  const rows = [
+    ...Object.entries(readonly).map(([n, s]) => ({ name: n, server: s, ro: true })),
+    ...Object.entries(servers).map(([n, s]) => ({ name: n, server: s, ro: false })),
+  ];
 
   return (
     <>
       <PageHeader
         title={t('nav.tools')}
         subtitle={t('tools.subtitle')}
-        actions={<button type="button" className="btn btn-primary" onClick={() => setEditing({ draft: EMPTY_SERVER, editing: false })}>{t('tools.add')}</button>}
+        actions={
+          <button type="button" className="btn btn-primary" onClick={() => setEditing({ draft: EMPTY_SERVER, editing: false })}>
+            {t('tools.add')}
+          </button>
+        }
       />
       <div className="scope-bar">
         <label htmlFor={scopeId}>{t('tools.scope')}</label>
         <select id={scopeId} value={scope} onChange={(e) => setScope(e.target.value)}>
           <option value="global">{t('tools.global')}</option>
-          {listOf<WorkspaceEntry>(workspaces.data, 'workspaces').map((w) => <option key={w.id} value={w.id}>{t('tools.workspace', { name: w.name })}</option>)}
+          {listOf<WorkspaceEntry>(workspaces.data, 'workspaces').map((w) => (
+            <option key={w.id} value={w.id}>
+              {t('tools.workspace', { name: w.name })}
+            </option>
+          ))}
         </select>
       </div>
-      {fileErrors(file.data).map((e) => <Notice key={e.file} tone="error">{t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}</Notice>)}
+      {fileErrors(file.data).map((e) => (
+        <Notice key={e.file} tone="error">
+          {t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}
+        </Notice>
+      ))}
       <ErrorBanner error={file.error} />
       <Card title={scope === 'global' ? t('tools.global') : t('tools.workspaceServers')}>
         <ListTable
           loading={file.loading && !file.data}
-          empty={rows.length === 0 ? <EmptyState title={t('tools.empty')}><p className="muted">{t('tools.emptyHint')}</p></EmptyState> : null}
+          empty={
+            rows.length === 0 ? (
+              <EmptyState title={t('tools.empty')}>
+                <p className="muted">{t('tools.emptyHint')}</p>
+              </EmptyState>
+            ) : null
+          }
           head={
             <tr>
               <th>{t('tools.name')}</th>
               <th>{t('tools.kind')}</th>
               <th>{t('tools.target')}</th>
-              <th><span className="sr-only">{t('common.actions')}</span></th>
+              <th>
+                <span className="sr-only">{t('common.actions')}</span>
+              </th>
             </tr>
           }
         >
           {rows.map(({ name, server, ro }) => {
             const kind = kindOf(server);
-            const target = kind === 'stdio' ? [server.command, ...((server.args as string[] | undefined) ?? [])].join(' ') : String(server.url ?? '');
+            const target =
+              kind === 'stdio' ? [server.command, ...((server.args as string[] | undefined) ?? [])].join(' ') : String(server.url ?? '');
             return (
               <tr key={`${ro}:${name}`}>
-                <td><div className="cell-title">{name}</div>{ro && <Badge tone="gray">{t('tools.readonly')}</Badge>}</td>
-                <td><Badge tone={kind === 'stdio' ? 'blue' : 'green'}>{kind}</Badge></td>
-                <td className="mono small truncate" title={target}>{target}</td>
+                <td>
+                  <div className="cell-title">{name}</div>
+                  {ro && <Badge tone="gray">{t('tools.readonly')}</Badge>}
+                </td>
+                <td>
+                  <Badge tone={kind === 'stdio' ? 'blue' : 'green'}>{kind}</Badge>
+                </td>
+                <td className="mono small truncate" title={target}>
+                  {target}
+                </td>
                 <td className="row-actions">
                   {!ro && (
                     <>
-                      <button type="button" className="btn btn-small" aria-label={t('tools.editNamed', { name })} onClick={() => setEditing({ draft: draftFromServer(name, server), editing: true })}>{t('common.edit')}</button>
-                      <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('tools.removeNamed', { name })} onClick={() => setRemoving(name)}>{t('tools.remove')}</button>
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        aria-label={t('tools.editNamed', { name })}
+                        onClick={() => setEditing({ draft: draftFromServer(name, server), editing: true })}
+                      >
+                        {t('common.edit')}
+                      </button>
+                      <button
+                        type="button"
+                        className="btn btn-small btn-danger-ghost"
+                        aria-label={t('tools.removeNamed', { name })}
+                        onClick={() => setRemoving(name)}
+                      >
+                        {t('tools.remove')}
+                      </button>
                     </>
                   )}
                 </td>

@@ -5,7 +5,13 @@ import { useT } from '../i18n/i18n';
 type ControlProps = { id?: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string };
 
 /** A labelled control with its hint and its error; the error is tied to the control for screen readers. */
-export function Field(props: { label: string; hint?: ReactNode; error?: string; children: ReactElement<ControlProps>; className?: string }) {
+export function Field(props: {
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+  children: ReactElement<ControlProps>;
+  className?: string;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -32,7 +38,15 @@ export function Toggle(props: { label: string; checked: boolean; onChange(v: boo
   const id = useId();
   return (
     <div className="toggle-row">
-      <input id={id} type="checkbox" role="switch" className="switch" checked={props.checked} disabled={props.disabled} onChange={(e) => props.onChange(e.target.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        role="switch"
+        className="switch"
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.target.checked)}
+      />
       <label htmlFor={id}>{props.label}</label>
       {props.hint && <span className="field-hint inline">{props.hint}</span>}
     </div>
@@ -57,7 +71,17 @@ export function PageHeader({ title, subtitle, actions }: { title: string; subtit
   );
 }
 
-export function Card({ title, actions, children, className }: { title?: string; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  actions,
+  children,
+  className,
+}: {
+  title?: string;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`card ${className ?? ''}`} aria-label={title}>
       {(title || actions) && (
@@ -109,7 +133,13 @@ export function Dialog(props: { title: string; open: boolean; onClose(): void; c
     if (!props.open && el.open) el.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} className={`dialog ${props.wide ? 'dialog-wide' : ''}`} aria-label={props.title} onClose={props.onClose} onCancel={props.onClose}>
+    <dialog
+      ref={ref}
+      className={`dialog ${props.wide ? 'dialog-wide' : ''}`}
+      aria-label={props.title}
+      onClose={props.onClose}
+      onCancel={props.onClose}
+    >
       {props.open && (
         <>
           <div className="dialog-head">
@@ -122,7 +152,14 @@ export function Dialog(props: { title: string; open: boolean; onClose(): void; c
   );
 }
 
-export function ConfirmDialog(props: { open: boolean; title: string; message: string; confirmLabel: string; onConfirm(): Promise<void> | void; onClose(): void }) {
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  message: string;
+  confirmLabel: string;
+  onConfirm(): Promise<void> | void;
+  onClose(): void;
+}) {
   const t = useT();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -223,7 +260,17 @@ export function useFormErrors() {
 }
 
 /** A list card's body: loading, its empty state, or the table (one home for that scaffolding). */
-export function ListTable({ loading, empty, head, children }: { loading: boolean; empty: ReactNode | null; head: ReactNode; children: ReactNode }) {
+export function ListTable({
+  loading,
+  empty,
+  head,
+  children,
+}: {
+  loading: boolean;
+  empty: ReactNode | null;
+  head: ReactNode;
+  children: ReactNode;
+}) {
   const t = useT();
   if (loading) return <p className="muted">{t('common.loading')}</p>;
   if (empty) return <>{empty}</>;

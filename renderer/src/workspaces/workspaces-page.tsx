@@ -4,12 +4,27 @@ import { useApi, useResource } from '../api/session';
 import { useI18n } from '../i18n/i18n';
 import { Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, Notice, PageHeader, useFormErrors, ListTable } from '../ui/controls';
 
-function ProfileSelect(props: { value: string | null; profiles: ProfileView[]; onChange(v: string | null): void; label?: string; disabled?: boolean }) {
+function ProfileSelect(props: {
+  value: string | null;
+  profiles: ProfileView[];
+  onChange(v: string | null): void;
+  label?: string;
+  disabled?: boolean;
+}) {
   const { t } = useI18n();
   return (
-    <select aria-label={props.label} value={props.value ?? ''} disabled={props.disabled} onChange={(e) => props.onChange(e.target.value || null)}>
+    <select
+      aria-label={props.label}
+      value={props.value ?? ''}
+      disabled={props.disabled}
+      onChange={(e) => props.onChange(e.target.value || null)}
+    >
       <option value="">{t('workspaces.noProfile')}</option>
-      {props.profiles.map((p) => <option key={p.id} value={p.id}>{p.id}</option>)}
+      {props.profiles.map((p) => (
+        <option key={p.id} value={p.id}>
+          {p.id}
+        </option>
+      ))}
     </select>
   );
 }
@@ -53,7 +68,11 @@ export function WorkspacesPage() {
   return (
     <>
       <PageHeader title={t('nav.workspaces')} subtitle={t('workspaces.subtitle')} />
-      {fileErrors(workspaces.data).map((e) => <Notice key={e.file} tone="error">{t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}</Notice>)}
+      {fileErrors(workspaces.data).map((e) => (
+        <Notice key={e.file} tone="error">
+          {t('providers.fileProblem', { file: e.file, line: e.line ?? '?', message: e.message })}
+        </Notice>
+      ))}
       <ErrorBanner error={workspaces.error} />
       <Card title={t('workspaces.new')}>
         <form className="inline-form" onSubmit={submit} noValidate>
@@ -63,7 +82,9 @@ export function WorkspacesPage() {
           <Field label={t('workspaces.profile')} error={create.fieldError('profile_id')}>
             <ProfileSelect value={profileId} profiles={profileList} onChange={setProfileId} />
           </Field>
-          <button type="submit" className="btn btn-primary">{t('workspaces.create')}</button>
+          <button type="submit" className="btn btn-primary">
+            {t('workspaces.create')}
+          </button>
         </form>
         <ErrorBanner error={create.general} />
       </Card>
@@ -77,24 +98,59 @@ export function WorkspacesPage() {
               <th>{t('workspaces.name')}</th>
               <th>{t('workspaces.profile')}</th>
               <th>{t('workspaces.created')}</th>
-              <th><span className="sr-only">{t('common.actions')}</span></th>
+              <th>
+                <span className="sr-only">{t('common.actions')}</span>
+              </th>
             </tr>
           }
         >
           {list.map((w) => (
             <tr key={w.id}>
-              <td><div className="cell-title">{w.name}</div><div className="cell-sub mono">{w.id}</div></td>
-              <td><ProfileSelect label={t('workspaces.profileFor', { name: w.name })} value={w.profile_id} profiles={profileList} onChange={(v) => void bind(w, v)} /></td>
+              <td>
+                <div className="cell-title">{w.name}</div>
+                <div className="cell-sub mono">{w.id}</div>
+              </td>
+              <td>
+                <ProfileSelect
+                  label={t('workspaces.profileFor', { name: w.name })}
+                  value={w.profile_id}
+                  profiles={profileList}
+                  onChange={(v) => void bind(w, v)}
+                />
+              </td>
               <td className="small muted">{w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}</td>
               <td className="row-actions">
-                <button type="button" className="btn btn-small" aria-label={t('workspaces.renameNamed', { name: w.name })} onClick={() => setRenaming(w)}>{t('workspaces.rename')}</button>
-                <button type="button" className="btn btn-small btn-danger-ghost" aria-label={t('workspaces.deleteNamed', { name: w.name })} onClick={() => setDeleting(w)}>{t('common.delete')}</button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={t('workspaces.renameNamed', { name: w.name })}
+                  onClick={() => setRenaming(w)}
+                >
+                  {t('workspaces.rename')}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  aria-label={t('workspaces.deleteNamed', { name: w.name })}
+                  onClick={() => setDeleting(w)}
+                >
+                  {t('common.delete')}
+                </button>
               </td>
             </tr>
           ))}
         </ListTable>
       </Card>
-      {renaming && <RenameDialog workspace={renaming} onClose={() => setRenaming(null)} onSaved={() => { setRenaming(null); void workspaces.reload(); }} />}
+      {renaming && (
+        <RenameDialog
+          workspace={renaming}
+          onClose={() => setRenaming(null)}
+          onSaved={() => {
+            setRenaming(null);
+            void workspaces.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         title={t('workspaces.deleteTitle')}
@@ -135,8 +191,12 @@ function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSav
           <ErrorBanner error={errors.general} />
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="btn btn-primary">{t('common.save')}</button>
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn btn-primary">
+            {t('common.save')}
+          </button>
         </div>
       </form>
     </Dialog>
