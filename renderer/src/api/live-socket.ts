@@ -74,7 +74,8 @@ export class LiveSocket {
     this.send({ type: 'unsubscribe', topics: [topic] });
   }
 
-  private send(message: unknown): void {
+  /** Sends a JSON message when the socket is open (dropped otherwise: callers resend on `open`). */
+  send(message: unknown): void {
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 

@@ -1,19 +1,21 @@
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { enChat } from './en-chat';
 import { enConfig } from './en-config';
 import { enOps } from './en-ops';
 import { enCore } from './en';
+import { zhChat } from './zh-chat';
 import { zhConfig } from './zh-config';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps };
+const en = { ...enCore, ...enConfig, ...enOps, ...enChat };
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
 /** `auto` follows the profile's language, else the system's. */
 export type LanguageChoice = 'auto' | Locale;
 
 // Every key must exist in Chinese too: a missing translation fails to compile.
-const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps };
+const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps, ...zhChat };
 const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 
 const CHOICE_KEY = 'service.language';

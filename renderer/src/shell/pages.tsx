@@ -1,3 +1,4 @@
+import { ChatPage } from '../chat/chat-page';
 import { LogsPage } from '../logs/logs-page';
 import { ProvidersPage } from '../providers/providers-page';
 import { ProfilesPage } from '../profiles/profiles-page';
@@ -13,6 +14,8 @@ import { useProfileLanguage } from '../profiles/profile-language';
 
 function page(route: Route, baseUrl: string) {
   switch (route) {
+    case 'chat':
+      return <ChatPage />;
     case 'providers':
       return <ProvidersPage />;
     case 'profiles':

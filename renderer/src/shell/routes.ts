@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 import type { MessageKey } from '../i18n/i18n';
 
-export const ROUTES = ['providers', 'profiles', 'workspaces', 'tools', 'skills', 'logs', 'swap', 'connection'] as const;
+export const ROUTES = ['chat', 'providers', 'profiles', 'workspaces', 'tools', 'skills', 'logs', 'swap', 'connection'] as const;
 export type Route = (typeof ROUTES)[number];
 
 export const ROUTE_LABELS: Record<Route, MessageKey> = {
+  chat: 'nav.chat',
   providers: 'nav.providers',
   profiles: 'nav.profiles',
   workspaces: 'nav.workspaces',
@@ -17,7 +18,7 @@ export const ROUTE_LABELS: Record<Route, MessageKey> = {
 
 function fromHash(): Route {
   const name = location.hash.replace(/^#\/?/, '');
-  return (ROUTES as readonly string[]).includes(name) ? (name as Route) : 'providers';
+  return (ROUTES as readonly string[]).includes(name) ? (name as Route) : 'chat';
 }
 
 /** Hash routing: works under app://, file:// and the backend's own origin alike. */

@@ -1,0 +1,91 @@
+import { useEffect, useId, useState } from 'react';
+import { useApi } from '../api/session';
+import { useT } from '../i18n/i18n';
+import { ErrorBanner } from '../ui/controls';
+import { chatPath, type SearchHit } from './chat-types';
+
+/** Search across every session of every workspace; a hit opens its chat at the message. */
+export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: SearchHit): string | undefined }) {
+  const t = useT();
+  const api = useApi();
+  const id = useId();
+  const [q, setQ] = useState('');
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  // Searches as the user types, once typing pauses.
+  useEffect(() => {
+    const query = q.trim();
+    if (!query) {
+      setHits(null);
+      return;
+    }
+    let stale = false;
+    const timer = setTimeout(() => {
+      setBusy(true);
+      api.get<{ hits: SearchHit[] }>(chatPath.search(query)).then(
+        (r) => {
+          if (stale) return;
+          setHits(r.hits ?? []);
+          setError(undefined);
+          setBusy(false);
+        },
+        (err: unknown) => {
+          if (stale) return;
+          setError(err);
+          setBusy(false);
+        },
+      );
+    }, 250);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [q, api]);
+
+  return (
+    <div className="chat-search" role="search">
+      <label htmlFor={id} className="sr-only">
+        {t('chat.search')}
+      </label>
+      <input
+        id={id}
+        type="search"
+        value={q}
+        placeholder={t('chat.searchPlaceholder')}
+        onChange={(e) => setQ(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && q) {
+            e.preventDefault();
+            setQ('');
+          }
+        }}
+      />
+      <ErrorBanner error={error} />
+      {hits !== null && (
+        <div className="search-results">
+          {busy && hits.length === 0 ? (
+            <p className="muted small">{t('chat.searching')}</p>
+          ) : hits.length === 0 ? (
+            <p className="muted small">{t('chat.searchNone', { q: q.trim() })}</p>
+          ) : (
+            <ul aria-label={t('chat.searchResults')}>
+              {hits.map((hit) => (
+                <li key={`${hit.session_id}/${hit.message_id}`}>
+                  <button type="button" className="search-hit" onClick={() => props.onOpen(hit)}>
+                    <span className="search-title">{props.titleOf(hit) ?? t('chat.untitled')}</span>
+                    <span className="search-snippet">{hit.snippet}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <button type="button" className="btn btn-link btn-small" onClick={() => setQ('')}>
+            {t('chat.clearSearch')}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

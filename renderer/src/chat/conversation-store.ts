@@ -1,0 +1,374 @@
+import { ApiFailure, type ApiClient } from '../api/client';
+import type { LiveSocket, SocketState } from '../api/live-socket';
+import {
+  asTurnFrame,
+  chatPath,
+  isCompaction,
+  type ChatMessage,
+  type SessionDetail,
+  type StoredMessage,
+  type TurnError,
+  type TurnFrame,
+} from './chat-types';
+import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
+
+export const FIRST_PAGE = 50;
+export const OLDER_PAGE = 200;
+/** With no frame for this long, ask the session whether the turn is still running. */
+const QUIET_CHECK_MS = 4000;
+/** A resume that filled no gap in this long may be asked again. */
+const RESUME_RETRY_MS = 3000;
+
+export interface Failure {
+  error: TurnError;
+  /** What the user sent, for Retry. */
+  content: string | null;
+}
+
+export interface ConversationState {
+  workspaceId: string;
+  sessionId: string;
+  loading: boolean;
+  loadError?: unknown;
+  messages: StoredMessage[];
+  hasMore: boolean;
+  loadingOlder: boolean;
+  live: (LiveTurn & { userMessageId?: string }) | null;
+  /** Text of a message whose POST has not answered yet. */
+  sending: string | null;
+  sendError?: unknown;
+  failure: Failure | null;
+  /** The turn this window started (Retry resends its text). */
+  lastSent: string | null;
+  highlight: string | null;
+}
+
+function idOf(m: StoredMessage): string | undefined {
+  return m.id;
+}
+
+/** The newest page merged over what is loaded: older pages stay, the tail is replaced. */
+export function mergeNewest(current: StoredMessage[], page: StoredMessage[]): { messages: StoredMessage[]; joined: boolean } {
+  const first = page.find(idOf);
+  if (!first) return { messages: current.length && page.length === 0 ? current : page, joined: true };
+  const at = current.findIndex((m) => m.id === first.id);
+  if (at >= 0) return { messages: [...current.slice(0, at), ...page], joined: true };
+  return { messages: page, joined: current.length === 0 };
+}
+
+/**
+ * One open conversation: its loaded pages, the live turn built from WebSocket frames (resumed after
+ * a reload or a reconnect), sending, stopping and approvals. React reads it through `subscribe`.
+ */
+export class ConversationStore {
+  private state: ConversationState;
+  private readonly listeners = new Set<() => void>();
+  private readonly pending = new Map<number, TurnFrame>();
+  private resumeAskedAt = 0;
+  private lastFrameAt = 0;
+  private scheduled = false;
+  private disposed = false;
+  private readonly offMessage: () => void;
+  private readonly offState: () => void;
+  private readonly checker: ReturnType<typeof setInterval>;
+  private socketOpen: boolean;
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly socket: LiveSocket,
+    workspaceId: string,
+    sessionId: string,
+    private readonly onTurnEnded: () => void,
+  ) {
+    this.state = {
+      workspaceId,
+      sessionId,
+      loading: true,
+      messages: [],
+      hasMore: false,
+      loadingOlder: false,
+      live: null,
+      sending: null,
+      failure: null,
+      lastSent: null,
+      highlight: null,
+    };
+    this.socketOpen = socket.state.kind === 'open';
+    this.offMessage = socket.onMessage((m) => {
+      const frame = asTurnFrame(m);
+      if (frame && frame.session_id === sessionId && frame.workspace_id === workspaceId) this.onFrame(frame);
+    });
+    this.offState = socket.onState((s) => this.onSocketState(s));
+    this.checker = setInterval(() => void this.checkQuiet(), 1000);
+    void this.open();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): ConversationState => this.state;
+
+  dispose(): void {
+    this.disposed = true;
+    this.offMessage();
+    this.offState();
+    clearInterval(this.checker);
+  }
+
+  private set(patch: Partial<ConversationState>, urgent = true): void {
+    if (this.disposed) return;
+    this.state = { ...this.state, ...patch };
+    if (urgent) return this.emit();
+    // Frames: at most one render per animation frame (a timer covers hidden pages).
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const flush = () => {
+      if (!this.scheduled) return;
+      this.scheduled = false;
+      this.emit();
+    };
+    requestAnimationFrame(flush);
+    setTimeout(flush, 50);
+  }
+
+  private emit(): void {
+    this.scheduled = false;
+    for (const l of this.listeners) l();
+  }
+
+  private get paths() {
+    return { ws: this.state.workspaceId, sid: this.state.sessionId };
+  }
+
+  /** Loads the newest page; a running turn is resumed from its first frame. */
+  async open(): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const detail = await this.api.get<SessionDetail>(chatPath.session(ws, sid));
+      const messages = detail.messages ?? [];
+      const patch: Partial<ConversationState> = { loading: false, loadError: undefined, messages, hasMore: messages.length >= FIRST_PAGE };
+      const active = detail.active_turn;
+      if (active && this.state.live?.turnId !== active.turn_id) {
+        patch.live = { ...newLiveTurn(active.turn_id), userMessageId: lastUserId(messages) };
+        this.pending.clear();
+        this.resumeAskedAt = 0;
+      }
+      this.set(patch);
+      if (active) this.requestResume();
+    } catch (err) {
+      this.set({ loading: false, loadError: err });
+    }
+  }
+
+  async loadOlder(limit = OLDER_PAGE): Promise<boolean> {
+    const { ws, sid } = this.paths;
+    const oldest = this.state.messages.find(idOf);
+    if (!oldest?.id || this.state.loadingOlder || !this.state.hasMore) return false;
+    this.set({ loadingOlder: true });
+    try {
+      const detail = await this.api.get<SessionDetail>(chatPath.page(ws, sid, oldest.id, limit));
+      const known = new Set(this.state.messages.map(idOf));
+      const older = (detail.messages ?? []).filter((m) => !m.id || !known.has(m.id));
+      this.set({ messages: [...older, ...this.state.messages], hasMore: older.length > 0 && older.length >= limit, loadingOlder: false });
+      return older.length > 0;
+    } catch (err) {
+      this.set({ loadingOlder: false, loadError: err });
+      return false;
+    }
+  }
+
+  /** Pages back until the message is loaded (search results jump to it). */
+  async reveal(messageId: string): Promise<boolean> {
+    while (!this.state.messages.some((m) => m.id === messageId)) {
+      if (this.state.loading) {
+        await new Promise((r) => setTimeout(r, 30));
+        continue;
+      }
+      if (!(await this.loadOlder(OLDER_PAGE))) return false;
+    }
+    this.set({ highlight: messageId });
+    return true;
+  }
+
+  clearHighlight(): void {
+    this.set({ highlight: null });
+  }
+
+  /** Sends a message; resolves true once the backend took it (the composer then clears). */
+  async send(content: string): Promise<boolean> {
+    const { ws, sid } = this.paths;
+    this.set({ sending: content, sendError: undefined, failure: null });
+    try {
+      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), { content });
+      const user: ChatMessage = {
+        id: res.message_id,
+        role: 'user',
+        created_at: new Date().toISOString(),
+        blocks: [{ type: 'text', text: content }],
+      };
+      const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
+      const messages = this.state.messages.some((m) => m.id === res.message_id) ? this.state.messages : [...this.state.messages, user];
+      this.set({ sending: null, messages, live: { ...live, userMessageId: res.message_id }, lastSent: content });
+      if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
+      return true;
+    } catch (err) {
+      this.set({ sending: null, sendError: err });
+      if (err instanceof ApiFailure && err.code === 'turn_in_progress') void this.open();
+      return false;
+    }
+  }
+
+  async retry(): Promise<boolean> {
+    const content = this.state.failure?.content ?? this.state.lastSent;
+    if (!content) return false;
+    return this.send(content);
+  }
+
+  async stop(): Promise<void> {
+    const live = this.state.live;
+    if (!live || live.status !== 'running') return;
+    const { ws, sid } = this.paths;
+    try {
+      await this.api.post(chatPath.cancel(ws, sid, live.turnId));
+    } catch (err) {
+      this.set({ sendError: err });
+    }
+  }
+
+  async approve(callId: string, decision: 'allow' | 'deny', remember = false): Promise<void> {
+    const live = this.state.live;
+    if (!live) return;
+    const { ws, sid } = this.paths;
+    await this.api.post(
+      chatPath.approvals(ws, sid, live.turnId),
+      remember ? { call_id: callId, decision, remember } : { call_id: callId, decision },
+    );
+    const now = this.state.live;
+    if (now?.turnId === live.turnId) this.set({ live: { ...now, waiting: now.waiting.filter((id) => id !== callId) } });
+  }
+
+  private onFrame(frame: TurnFrame): void {
+    this.lastFrameAt = Date.now();
+    let live = this.state.live;
+    if (!live || (live.turnId !== frame.turn_id && live.status !== 'running')) {
+      // A turn this window did not start (another window, or frames ahead of the POST's answer).
+      live = newLiveTurn(frame.turn_id);
+      this.pending.clear();
+      this.resumeAskedAt = 0;
+      if (this.state.sending === null) void this.adoptTurn(frame.turn_id);
+    } else if (live.turnId !== frame.turn_id) {
+      return;
+    }
+    if (frame.seq <= live.lastSeq) return;
+    this.pending.set(frame.seq, frame);
+    const { turn, gap } = drainFrames(live, this.pending);
+    const merged = { ...turn, userMessageId: live.userMessageId };
+    if (gap) this.requestResume();
+    else this.resumeAskedAt = 0;
+    this.set({ live: merged }, false);
+    if (turn.status !== 'running' && live.status === 'running') void this.finish(merged);
+  }
+
+  /** Someone else's turn in this session: its user message comes from the newest page. */
+  private async adoptTurn(turnId: string): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const detail = await this.api.get<SessionDetail>(chatPath.session(ws, sid));
+      const { messages } = mergeNewest(this.state.messages, detail.messages ?? []);
+      const live = this.state.live;
+      if (live?.turnId === turnId && !live.userMessageId)
+        this.set({ messages, live: { ...live, userMessageId: lastUserId(detail.messages ?? []) } });
+    } catch {
+      // The quiet check retries.
+    }
+  }
+
+  private async finish(turn: LiveTurn): Promise<void> {
+    const { ws, sid } = this.paths;
+    const failure: Failure | null =
+      turn.status === 'failed' && turn.error
+        ? { error: turn.error, content: this.state.lastSent ?? lastUserText(this.state.messages) }
+        : null;
+    try {
+      const detail = await this.api.get<SessionDetail>(chatPath.session(ws, sid));
+      const { messages, joined } = mergeNewest(this.state.messages, detail.messages ?? []);
+      const stillLive = this.state.live?.turnId === turn.turnId;
+      const nextActive = detail.active_turn && detail.active_turn.turn_id !== turn.turnId ? detail.active_turn : null;
+      this.set({
+        messages,
+        hasMore: joined ? this.state.hasMore : true,
+        live: stillLive
+          ? nextActive
+            ? { ...newLiveTurn(nextActive.turn_id), userMessageId: lastUserId(messages) }
+            : null
+          : this.state.live,
+        failure,
+      });
+      if (nextActive) this.requestResume();
+    } catch (err) {
+      this.set({ live: null, failure, loadError: err });
+    }
+    this.onTurnEnded();
+  }
+
+  private requestResume(): void {
+    const live = this.state.live;
+    if (!live || !this.socketOpen) return;
+    if (this.resumeAskedAt && Date.now() - this.resumeAskedAt < RESUME_RETRY_MS) return;
+    this.resumeAskedAt = Date.now();
+    this.lastFrameAt = Date.now();
+    this.socket.send({ type: 'resume', turn_id: live.turnId, after_seq: live.lastSeq });
+  }
+
+  private onSocketState(s: SocketState): void {
+    const wasOpen = this.socketOpen;
+    this.socketOpen = s.kind === 'open';
+    if (this.socketOpen && !wasOpen && this.state.live?.status === 'running') {
+      this.resumeAskedAt = 0;
+      this.requestResume();
+    }
+  }
+
+  /** A turn that went quiet may have ended while frames were lost: the session says. */
+  private async checkQuiet(): Promise<void> {
+    const live = this.state.live;
+    if (!live || live.status !== 'running' || this.state.sending !== null) return;
+    if (Date.now() - this.lastFrameAt < QUIET_CHECK_MS) return;
+    this.lastFrameAt = Date.now();
+    if (this.pending.size > 0) this.resumeAskedAt = 0;
+    const { ws, sid } = this.paths;
+    try {
+      const detail = await this.api.get<SessionDetail>(chatPath.session(ws, sid));
+      if (this.state.live?.turnId !== live.turnId) return;
+      if (detail.active_turn?.turn_id === live.turnId) {
+        if (detail.active_turn.last_seq > this.state.live.lastSeq) this.requestResume();
+        return;
+      }
+      const { messages } = mergeNewest(this.state.messages, detail.messages ?? []);
+      this.set({ messages, live: null });
+      this.onTurnEnded();
+    } catch {
+      // Try again on the next tick.
+    }
+  }
+}
+
+function lastUserId(messages: StoredMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isCompaction(m) && m.role === 'user') return m.id;
+  }
+  return undefined;
+}
+
+function lastUserText(messages: StoredMessage[]): string | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isCompaction(m) && m.role === 'user') {
+      return m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') || null;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,152 @@
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useSession } from '../api/session';
+import { useT } from '../i18n/i18n';
+import { ErrorBanner } from '../ui/controls';
+import { isCompaction, type StoredMessage, type Usage } from './chat-types';
+import { Composer } from './composer';
+import { ContextGauge, contextUsed } from './context-gauge';
+import { ConversationStore, type ConversationState } from './conversation-store';
+import { MessageList } from './message-list';
+import type { ModelInfo } from './model-info';
+import { ReplyView } from './reply-view';
+import { TurnFailure } from './turn-failure';
+
+const EMPTY: ConversationState = {
+  workspaceId: '',
+  sessionId: '',
+  loading: true,
+  messages: [],
+  hasMore: false,
+  loadingOlder: false,
+  live: null,
+  sending: null,
+  failure: null,
+  lastSent: null,
+  highlight: null,
+};
+const noStore = { subscribe: () => () => undefined, getSnapshot: () => EMPTY };
+
+/** Messages to show: while a turn runs, what was stored after its user message is the live reply's. */
+function visible(state: ConversationState): StoredMessage[] {
+  const cut = state.live?.userMessageId;
+  if (!cut) return state.messages;
+  const at = state.messages.findIndex((m) => m.id === cut);
+  return at >= 0 && at < state.messages.length - 1 ? state.messages.slice(0, at + 1) : state.messages;
+}
+
+function lastUsage(messages: StoredMessage[]): Usage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isCompaction(m) && m.role !== 'user' && m.usage) return m.usage;
+    if (isCompaction(m)) return undefined;
+  }
+  return undefined;
+}
+
+export function ConversationView(props: {
+  workspaceId: string;
+  sessionId: string;
+  title: string;
+  info: ModelInfo;
+  jump: { messageId: string; nonce: number } | null;
+  onTurnEnded(): void;
+}) {
+  const t = useT();
+  const { api, socket } = useSession();
+  const [store, setStore] = useState<ConversationStore | null>(null);
+  const { workspaceId, sessionId, onTurnEnded } = props;
+
+  useEffect(() => {
+    const s = new ConversationStore(api, socket, workspaceId, sessionId, onTurnEnded);
+    setStore(s);
+    return () => s.dispose();
+    // onTurnEnded is a parent callback; a new store for it would drop the conversation.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, socket, workspaceId, sessionId]);
+
+  const source = store ?? noStore;
+  const state = useSyncExternalStore(source.subscribe, source.getSnapshot);
+  const running = state.live?.status === 'running';
+
+  useEffect(() => {
+    if (store && props.jump) void store.reveal(props.jump.messageId);
+  }, [store, props.jump]);
+
+  // Esc stops the reply from anywhere on the page (dialogs handle their own Esc).
+  useEffect(() => {
+    if (!running || !store) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || (e.target as Element | null)?.closest?.('dialog')) return;
+      void store.stop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [running, store]);
+
+  const shown = useMemo(() => visible(state), [state]);
+  const usage = state.live?.usage ?? lastUsage(shown);
+  const live = state.live;
+
+  return (
+    <div className="conversation">
+      <header className="conv-head">
+        <h2 className="conv-title">{props.title}</h2>
+        <ContextGauge
+          used={contextUsed(usage)}
+          window={props.info.contextWindow}
+          model={props.info.model}
+          threshold={props.info.compression.threshold_percent}
+          compression={props.info.compression.enabled}
+        />
+      </header>
+      <ErrorBanner error={state.loadError} />
+      {state.loading ? (
+        <p className="muted conv-loading">{t('common.loading')}</p>
+      ) : (
+        <MessageList
+          messages={shown}
+          hasMore={state.hasMore}
+          loadingOlder={state.loadingOlder}
+          onLoadOlder={() => void store?.loadOlder()}
+          highlight={state.highlight}
+          onHighlightShown={() => store?.clearHighlight()}
+          liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
+        >
+          {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
+          {state.sending !== null && !live?.userMessageId && (
+            <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
+              <div className="bubble">{state.sending}</div>
+            </article>
+          )}
+          {live && (
+            <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
+              {live.compaction && (
+                <p className="turn-note">
+                  {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
+                </p>
+              )}
+              <ReplyView
+                blocks={live.blocks}
+                usage={live.usage}
+                model={live.model}
+                live={live.status === 'running'}
+                waiting={live.waiting}
+                onDecide={(callId, decision, remember) => store!.approve(callId, decision, remember)}
+              />
+            </article>
+          )}
+          {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store?.retry()} />}
+        </MessageList>
+      )}
+      <ErrorBanner error={state.sendError} />
+      <Composer
+        running={running}
+        busy={state.sending !== null}
+        disabled={!store || state.loading}
+        autoFocus
+        onSend={(text) => store?.send(text) ?? Promise.resolve(false)}
+        onStop={() => void store?.stop()}
+      />
+    </div>
+  );
+}
