@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
+import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
 import { profileRoutes } from './api/profile-routes.js';
@@ -10,6 +11,8 @@ import { createManagedStores, type ManagedStores } from './config/managed-stores
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
+import { ChatEngine } from './chat/chat-engine.js';
+import type { ToolProvider } from './chat/tool-provider.js';
 import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
@@ -42,6 +45,8 @@ export interface ServiceOptions {
   swapEnabled?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** What runs tools in chat turns (tool servers, skills); default: no tools. */
+  tools?: ToolProvider;
 }
 
 export interface Service {
@@ -55,6 +60,8 @@ export interface Service {
   stores: ManagedStores;
   pairing: PairingService;
   ws: WsHub;
+  /** Sessions and turns. */
+  chat: ChatEngine;
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
@@ -145,6 +152,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(workspaceRoutes(stores, ws));
   app.use(mcpRoutes(stores, ws));
   app.use(skillRoutes(stores, ws));
+  const chat = new ChatEngine({ stores, ws, logger, tools: options.tools });
+  app.use(chatRoutes(stores, chat));
   app.use(logRoutes(logger));
   app.use(selfhostRoutes(pairing));
   app.use(notFoundHandler);
@@ -159,6 +168,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     pairing,
     ws,
+    chat,
     options,
     setPort(p) {
       port = p;
@@ -167,6 +177,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       swapPort = p;
     },
     close() {
+      void chat.close();
       ws.close();
       pairing.close();
     },
