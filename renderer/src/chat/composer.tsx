@@ -8,7 +8,6 @@ export function Composer(props: {
   disabled?: boolean;
   onSend(text: string): Promise<boolean>;
   onStop(): void;
-  /** Text to put back (Retry after a failed send keeps the draft). */
   autoFocus?: boolean;
 }) {
   const t = useT();
@@ -16,9 +15,10 @@ export function Composer(props: {
   const [text, setText] = useState('');
   const ref = useRef<HTMLTextAreaElement>(null);
 
+  // Focus once the box is usable (it is disabled while the conversation loads).
   useEffect(() => {
-    if (props.autoFocus) ref.current?.focus();
-  }, [props.autoFocus]);
+    if (props.autoFocus && !props.disabled) ref.current?.focus();
+  }, [props.autoFocus, props.disabled]);
 
   // Grow with the text up to a limit, then scroll inside.
   useEffect(() => {
