@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
+import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { logBuffer } from './log-bench.js';
 import { rendererFigures } from './renderer-bench.js';
@@ -22,6 +23,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   api: () => apiThroughput(),
   websocket: () => wsFanOut(),
   renderer: () => rendererFigures(),
+  chat: () => chatUiFigures(),
   routes: () => routeBuilds(),
 };
 

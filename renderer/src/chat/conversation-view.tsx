@@ -111,6 +111,7 @@ export function ConversationView(props: {
           highlight={state.highlight}
           onHighlightShown={() => store?.clearHighlight()}
           liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
+          pinKey={state.sending ?? live?.turnId}
         >
           {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
           {state.sending !== null && !live?.userMessageId && (

@@ -48,6 +48,8 @@ export function MessageList(props: {
   children?: ReactNode;
   /** Changes whenever live content grows (keeps the bottom pinned). */
   liveVersion: unknown;
+  /** A new value (a new turn) scrolls to the bottom and pins it there. */
+  pinKey: unknown;
 }) {
   const t = useT();
   const items = useMemo(() => buildItems(props.messages), [props.messages]);
@@ -67,9 +69,13 @@ export function MessageList(props: {
   }, [firstKey]);
 
   useLayoutEffect(() => {
+    pinned.current = true;
+  }, [props.pinKey]);
+
+  useLayoutEffect(() => {
     const el = scroller.current;
     if (el && pinned.current && !props.highlight) el.scrollTop = el.scrollHeight;
-  }, [items, props.liveVersion, props.highlight]);
+  }, [items, props.liveVersion, props.highlight, props.pinKey]);
 
   useEffect(() => {
     if (!props.highlight) return;
