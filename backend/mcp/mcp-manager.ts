@@ -80,9 +80,9 @@ export class McpManager {
     return this.connections.get(server.key);
   }
 
-  /** Starts every enabled server of the workspace that is not running yet; waits for all to settle. */
+  /** Starts each given server that is not running yet (one connection per server, same order); waits for all to settle. */
   async startAll(servers: ResolvedServer[], signal?: AbortSignal): Promise<McpConnection[]> {
-    const conns = servers.filter((s) => !s.disabled).map((s) => this.connection(s));
+    const conns = servers.map((s) => this.connection(s));
     const settled = Promise.all(conns.map((c) => c.ensureStarted()));
     if (!signal) await settled;
     else {

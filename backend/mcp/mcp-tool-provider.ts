@@ -40,16 +40,17 @@ export class McpToolProvider implements ToolProvider {
     }
     const servers = await this.enabledServers(workspaceId);
     const conns = await this.deps.manager.startAll(servers, signal);
-    for (const conn of conns) {
+    // Approvals come from the entry as read now (a running connection may predate an always_allow edit).
+    for (const [i, conn] of conns.entries()) {
       if (conn.state !== 'ready') continue;
       for (const tool of conn.tools) {
         specs.push({
-          name: modelToolName(conn.server.name, tool.name, taken),
+          name: modelToolName(servers[i].name, tool.name, taken),
           description: tool.description,
           inputSchema: tool.inputSchema,
-          server: conn.server.name,
+          server: servers[i].name,
           tool: tool.name,
-          needsApproval: this.needsApproval(conn.server, tool.name),
+          needsApproval: this.needsApproval(servers[i], tool.name),
         });
       }
     }
