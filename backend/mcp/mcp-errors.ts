@@ -65,5 +65,6 @@ export function describeRemoteError(url: string, err: unknown): ToolServerError 
   if (code === 'ECONNREFUSED') return new ToolServerError(`cannot connect to ${url} (connection refused)`, 'connect');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ToolServerError(`cannot resolve the host of ${url}`, 'connect');
   if (code) return new ToolServerError(`cannot connect to ${url} (${code})`, 'connect');
-  return new ToolServerError(`${url}: ${message}`, 'protocol');
+  const cause = (err as { cause?: { message?: unknown } })?.cause?.message;
+  return new ToolServerError(`${url}: ${message}${typeof cause === 'string' && cause ? ` (${cause})` : ''}`, 'protocol');
 }
