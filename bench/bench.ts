@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { logBuffer } from './log-bench.js';
+import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
@@ -23,6 +24,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   websocket: () => wsFanOut(),
   renderer: () => rendererFigures(),
   routes: () => routeBuilds(),
+  mcp: () => mcpFigures(),
 };
 
 function num(v: number | undefined): string {

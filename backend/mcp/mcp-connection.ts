@@ -3,10 +3,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ToolCallOutcome } from '../chat/tool-provider.js';
 import { VERSION } from '../version.js';
 import { describeExit, describeRemoteError, ToolServerError } from './mcp-errors.js';
-import { loadMcpSdk, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT } from './mcp-sdk.js';
+import { loadClient, loadSse, loadStreamableHttp, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT } from './mcp-sdk.js';
 import { serverEnv } from './orphan-guard.js';
 import type { ResolvedServer } from './server-config.js';
-import type { GuardedStdioTransport } from './stdio-transport.js';
+import { GuardedStdioTransport } from './stdio-transport.js';
 import { cutResult, resultText } from './tool-result.js';
 
 export type ServerState = 'stopped' | 'starting' | 'ready' | 'failed';
@@ -63,22 +63,27 @@ export class McpConnection {
     if (server.transport === 'invalid') return this.fail(new ToolServerError(`invalid configuration: ${server.problem}`, 'config'));
     let transport: Transport | undefined;
     try {
-      const sdk = await loadMcpSdk();
       if (server.transport === 'stdio') {
-        transport = new sdk.GuardedStdioTransport({
+        // Spawn first: the server boots while the SDK is being imported.
+        const stdio = new GuardedStdioTransport({
           command: server.command,
           args: server.args,
           env: serverEnv(options.env, server.env),
           cwd: server.cwd,
         });
-      } else {
-        const requestInit = { headers: server.headers };
-        transport =
-          server.transport === 'sse'
-            ? new sdk.SSEClientTransport(new URL(server.url), { requestInit })
-            : new sdk.StreamableHTTPClientTransport(new URL(server.url), { requestInit });
+        transport = stdio;
+        this.transport = stdio;
+        void stdio.start().catch(() => {});
       }
-      const client = new sdk.Client({ name: 'service-desktop', version: VERSION }, { capabilities: {} });
+      const Client = await loadClient();
+      if (server.transport !== 'stdio') {
+        const requestInit = { headers: server.headers };
+        const url = new URL(server.url);
+        transport =
+          server.transport === 'sse' ? new (await loadSse())(url, { requestInit }) : new (await loadStreamableHttp())(url, { requestInit });
+      }
+      if (!transport) throw new ToolServerError('no transport for this server', 'config');
+      const client = new Client({ name: 'service-desktop', version: VERSION }, { capabilities: {} });
       this.transport = transport;
       this.client = client;
       await client.connect(transport, { timeout: options.startTimeoutMs });

@@ -1,34 +1,26 @@
-// The MCP SDK (~70 ms to import) is loaded the first time a tool server is used, never at start-up.
+// The MCP SDK (~70 ms to import bundled, several times that on a busy machine) is loaded the first time
+// a tool server is used, never at start-up; the HTTP and SSE transports only when such a server is used.
 
 type ClientModule = typeof import('@modelcontextprotocol/sdk/client/index.js');
 type HttpModule = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
 type SseModule = typeof import('@modelcontextprotocol/sdk/client/sse.js');
-type StdioModule = typeof import('./stdio-transport.js');
 
-export interface McpSdk {
-  Client: ClientModule['Client'];
-  StreamableHTTPClientTransport: HttpModule['StreamableHTTPClientTransport'];
-  SSEClientTransport: SseModule['SSEClientTransport'];
-  GuardedStdioTransport: StdioModule['GuardedStdioTransport'];
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= load();
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
 }
 
-let loading: Promise<McpSdk> | undefined;
-
-export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/client/sse.js'),
-    import('./stdio-transport.js'),
-  ]).then(([client, http, sse, stdio]) => ({
-    Client: client.Client,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    SSEClientTransport: sse.SSEClientTransport,
-    GuardedStdioTransport: stdio.GuardedStdioTransport,
-  }));
-  loading.catch(() => (loading = undefined));
-  return loading;
-}
+export const loadClient = once<ClientModule['Client']>(async () => (await import('@modelcontextprotocol/sdk/client/index.js')).Client);
+export const loadStreamableHttp = once<HttpModule['StreamableHTTPClientTransport']>(
+  async () => (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport,
+);
+export const loadSse = once<SseModule['SSEClientTransport']>(
+  async () => (await import('@modelcontextprotocol/sdk/client/sse.js')).SSEClientTransport,
+);
 
 /** JSON-RPC error codes the SDK uses for its own failures. */
 export const SDK_CONNECTION_CLOSED = -32000;

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { guardedCommand, signalGroup } from './orphan-guard.js';
 
-// Loaded only through the lazy MCP import (it pulls SDK code in).
+// No SDK code at run time: the server is spawned while the SDK is still being imported.
 
 const STDERR_LINES = 20;
 const STOP_GRACE_MS = 2000;
@@ -28,7 +27,8 @@ export class GuardedStdioTransport implements Transport {
 
   private child?: ChildProcess;
   private group = false;
-  private readonly buffer = new ReadBuffer();
+  private pending = '';
+  private spawned?: Promise<void>;
   private readonly stderrTail: string[] = [];
   private partialErr = '';
   exit?: StdioExit;
@@ -46,7 +46,13 @@ export class GuardedStdioTransport implements Transport {
     return this.partialErr ? [...this.stderrTail, this.partialErr] : [...this.stderrTail];
   }
 
+  /** Spawns the server; calling it again (the SDK client does on connect) returns the same promise. */
   start(): Promise<void> {
+    this.spawned ??= this.spawn();
+    return this.spawned;
+  }
+
+  private spawn(): Promise<void> {
     const guarded = guardedCommand(this.params.command, this.params.args);
     this.group = guarded.group;
     return new Promise((resolve, reject) => {
@@ -72,23 +78,29 @@ export class GuardedStdioTransport implements Transport {
         this.onclose?.();
       });
       child.stdin!.on('error', (err) => this.onerror?.(err));
-      child.stdout!.on('data', (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.buffer.readMessage();
-          } catch (err) {
-            this.onerror?.(err as Error);
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
-        }
-      });
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', (chunk: string) => this.collectStdout(chunk));
       child.stderr!.setEncoding('utf8');
       child.stderr!.on('data', (chunk: string) => this.collectStderr(chunk));
     });
+  }
+
+  /** JSON-RPC, one message a line; a line that is not JSON (a stray log line) is reported and skipped. */
+  private collectStdout(chunk: string): void {
+    const lines = (this.pending + chunk).split('\n');
+    this.pending = lines.pop() ?? '';
+    for (const raw of lines) {
+      const line = raw.replace(/\r$/, '');
+      if (!line.trim()) continue;
+      let message: JSONRPCMessage;
+      try {
+        message = JSON.parse(line) as JSONRPCMessage;
+      } catch {
+        this.onerror?.(new Error(`not a JSON-RPC line on stdout: ${line.slice(0, 200)}`));
+        continue;
+      }
+      this.onmessage?.(message);
+    }
   }
 
   private collectStderr(chunk: string): void {
@@ -106,7 +118,7 @@ export class GuardedStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
       if (!stdin || stdin.destroyed) return reject(new Error('Not connected'));
-      if (stdin.write(serializeMessage(message))) resolve();
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once('drain', resolve);
     });
   }
@@ -124,7 +136,7 @@ export class GuardedStdioTransport implements Transport {
       signalGroup(child.pid, this.group, 'SIGKILL');
       await within(STOP_GRACE_MS);
     }
-    this.buffer.clear();
+    this.pending = '';
   }
 
   /** Synchronous last resort at process exit: signal the group, do not wait. */
