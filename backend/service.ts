@@ -1,10 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
+import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
-import type { ToolProvider } from './chat/tool-provider.js';
 import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolProvider } from './mcp/mcp-tool-provider.js';
 import { profileRoutes } from './api/profile-routes.js';
@@ -14,6 +14,8 @@ import { createManagedStores, type ManagedStores } from './config/managed-stores
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
+import { ChatEngine } from './chat/chat-engine.js';
+import type { ToolProvider } from './chat/tool-provider.js';
 import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
@@ -46,6 +48,8 @@ export interface ServiceOptions {
   swapEnabled?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
+  tools?: ToolProvider;
 }
 
 export interface Service {
@@ -63,6 +67,8 @@ export interface Service {
   mcp: McpManager;
   /** Tool servers and skills as the chat turn loop uses them. */
   tools: ToolProvider;
+  /** Sessions and turns. */
+  chat: ChatEngine;
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
@@ -167,14 +173,18 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
     startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
   });
-  const tools = new McpToolProvider({
-    manager: mcp,
-    store: stores.mcp,
-    skills: stores.skills,
-    onConfigChanged: (scope) => ws.configChanged('mcp', scope),
-  });
+  const tools: ToolProvider =
+    options.tools ??
+    new McpToolProvider({
+      manager: mcp,
+      store: stores.mcp,
+      skills: stores.skills,
+      onConfigChanged: (scope) => ws.configChanged('mcp', scope),
+    });
   app.use(mcpStatusRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
+  const chat = new ChatEngine({ stores, ws, logger, tools });
+  app.use(chatRoutes(stores, chat));
   app.use(logRoutes(logger));
   app.use(selfhostRoutes(pairing));
   app.use(notFoundHandler);
@@ -191,6 +201,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ws,
     mcp,
     tools,
+    chat,
     options,
     setPort(p) {
       port = p;
@@ -199,6 +210,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       swapPort = p;
     },
     close() {
+      void chat.close();
       ws.close();
       pairing.close();
       void mcp.shutdown();
