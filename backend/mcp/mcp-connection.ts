@@ -34,6 +34,8 @@ export class McpConnection {
   state: ServerState = 'stopped';
   tools: ServerTool[] = [];
   error: string | null = null;
+  /** When the last start attempt failed (a crash after a good start does not count). */
+  startFailedAt = 0;
   private client?: Client;
   private transport?: Transport;
   private starting?: Promise<void>;
@@ -104,6 +106,7 @@ export class McpConnection {
       this.touch();
     } catch (err) {
       if (this.transport !== transport) return;
+      this.startFailedAt = Date.now();
       await this.fail(this.explain(err, transport, 'start'));
     }
   }

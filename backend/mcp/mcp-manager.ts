@@ -6,6 +6,8 @@ import { resolveServers, type ResolvedServer, type ServerSource, type TransportK
 export const IDLE_MS = 5 * 60_000;
 export const CALL_TIMEOUT_MS = 60_000;
 export const START_TIMEOUT_MS = 30_000;
+/** A server that failed to start is not tried again by the next turns for this long (a tool call still retries at once). */
+export const START_RETRY_MS = 30_000;
 
 export interface ManagerOptions {
   store: McpStore;
@@ -83,7 +85,9 @@ export class McpManager {
   /** Starts each given server that is not running yet (one connection per server, same order); waits for all to settle. */
   async startAll(servers: ResolvedServer[], signal?: AbortSignal): Promise<McpConnection[]> {
     const conns = servers.map((s) => this.connection(s));
-    const settled = Promise.all(conns.map((c) => c.ensureStarted()));
+    const now = Date.now();
+    const due = conns.filter((c) => !(c.state === 'failed' && c.startFailedAt > 0 && now - c.startFailedAt < START_RETRY_MS));
+    const settled = Promise.all(due.map((c) => c.ensureStarted()));
     if (!signal) await settled;
     else {
       await Promise.race([
