@@ -129,7 +129,9 @@ describe('provider failures and protocol quirks', () => {
   });
 
   it('401 fails at once as provider_unauthorized; a body echoing the key never leaks it', async () => {
-    const echo = JSON.stringify({ error: { message: `Incorrect API key provided: ${TEST_KEY}. Authorization: Bearer ${TEST_KEY}`, type: 'invalid_request_error' } });
+    const echo = JSON.stringify({
+      error: { message: `Incorrect API key provided: ${TEST_KEY}. Authorization: Bearer ${TEST_KEY}`, type: 'invalid_request_error' },
+    });
     fake.next({ status: 401, chunks: [echo] }, { chunks: compat.reply('never') });
     const sid = await rig.newSession();
     const watch = await rig.watch();
