@@ -11,8 +11,18 @@ function history(n: number): string {
   const t0 = Date.parse('2026-01-01T00:00:00Z');
   for (let i = 0; i < n; i++) {
     const at = new Date(t0 + i * 1000).toISOString();
-    lines.push(JSON.stringify({ t: 'message', m: { id: `m-u${String(i).padStart(5, '0')}`, role: 'user', created_at: at, blocks: [{ type: 'text', text: `question ${i}` }] } }));
-    lines.push(JSON.stringify({ t: 'message', m: { id: `m-a${String(i).padStart(5, '0')}`, role: 'assistant', created_at: at, blocks: [{ type: 'text', text: `answer ${i}` }] } }));
+    lines.push(
+      JSON.stringify({
+        t: 'message',
+        m: { id: `m-u${String(i).padStart(5, '0')}`, role: 'user', created_at: at, blocks: [{ type: 'text', text: `question ${i}` }] },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        t: 'message',
+        m: { id: `m-a${String(i).padStart(5, '0')}`, role: 'assistant', created_at: at, blocks: [{ type: 'text', text: `answer ${i}` }] },
+      }),
+    );
   }
   return `${lines.join('\n')}\n`;
 }
