@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Aimock } from '../helpers/aimock.js';
 import { ChatRig, model } from '../chat/chat-harness.js';
@@ -11,6 +13,9 @@ const WITH_HELPER = {
   args: ['-c', `sleep 600 & "${process.execPath}" "${EVERYTHING}" stdio; sleep 600`],
   approval: 'auto',
 };
+
+/** The desktop app's one-file backend bundle (built by `npm run build`), where the SDK import is inlined. */
+const BUNDLE = fileURLToPath(new URL('../../../dist-app/backend/service-backend.mjs', import.meta.url));
 
 const FIXTURES = [
   { match: { userMessage: 'start it', hasToolResult: true }, response: { content: 'Started.' } },
@@ -29,8 +34,10 @@ describe('no tool-server process outlives the backend', { skip: process.platform
     await mock?.stop();
   });
 
-  async function backendWithRunningServer(): Promise<{ rig: ChatRig; pgid: number }> {
-    const rig = await ChatRig.start([{ id: 'prov', type: 'compat', base_url: `${mock.url}/v1`, models: [model('m1')] }]);
+  async function backendWithRunningServer(entry?: string): Promise<{ rig: ChatRig; pgid: number }> {
+    const rig = await ChatRig.start([{ id: 'prov', type: 'compat', base_url: `${mock.url}/v1`, models: [model('m1')] }], {
+      start: entry ? { entry } : undefined,
+    });
     await rig.ok('PUT', '/api/mcp/global', { mcpServers: { ev: WITH_HELPER } });
     const { end, frames } = await rig.turn(await rig.newSession(), 'start it', 60_000);
     assert.equal(end.type, 'turn.completed', JSON.stringify(end));
@@ -42,9 +49,14 @@ describe('no tool-server process outlives the backend', { skip: process.platform
     return { rig, pgid };
   }
 
-  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-    it(`after ${signal} of the backend`, async () => {
-      const { rig, pgid } = await backendWithRunningServer();
+  const cases: { signal: NodeJS.Signals; entry?: string }[] = [
+    { signal: 'SIGTERM' },
+    { signal: 'SIGKILL' },
+    ...(existsSync(BUNDLE) ? [{ signal: 'SIGKILL' as const, entry: BUNDLE }] : []),
+  ];
+  for (const { signal, entry } of cases) {
+    it(`after ${signal} of the backend${entry ? ' (the bundled backend of the desktop app)' : ''}`, async () => {
+      const { rig, pgid } = await backendWithRunningServer(entry);
       try {
         await rig.proc.stop(signal);
         await waitFor(`every process of group ${pgid} to exit`, () => groupMembers(pgid).length === 0, 15_000);
