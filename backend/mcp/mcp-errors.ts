@@ -49,10 +49,21 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The URL as errors and logs show it: no user info, query or fragment (they may hold tokens). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
 /** An HTTP/SSE connection failure in words (HTTP 401, connection refused, …). */
-export function describeRemoteError(url: string, err: unknown): ToolServerError {
+export function describeRemoteError(rawUrl: string, err: unknown): ToolServerError {
   if (err instanceof ToolServerError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const url = displayUrl(rawUrl);
+  const message = (err instanceof Error ? err.message : String(err)).split(rawUrl).join(url);
   // StreamableHTTPError / SseError carry the HTTP status as a numeric `code`.
   const raw = (err as { code?: unknown })?.code;
   const status = typeof raw === 'number' ? raw : Number(/\bHTTP (\d{3})\b/.exec(message)?.[1] ?? NaN);
@@ -66,5 +77,6 @@ export function describeRemoteError(url: string, err: unknown): ToolServerError 
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ToolServerError(`cannot resolve the host of ${url}`, 'connect');
   if (code) return new ToolServerError(`cannot connect to ${url} (${code})`, 'connect');
   const cause = (err as { cause?: { message?: unknown } })?.cause?.message;
-  return new ToolServerError(`${url}: ${message}${typeof cause === 'string' && cause ? ` (${cause})` : ''}`, 'protocol');
+  const why = typeof cause === 'string' && cause ? ` (${cause.split(rawUrl).join(url)})` : '';
+  return new ToolServerError(`${url}: ${message}${why}`, 'protocol');
 }

@@ -9,12 +9,12 @@ import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { modelToolName } from '../../backend/mcp/tool-names.js';
 import { cutResult, resultText } from '../../backend/mcp/tool-result.js';
 import { skillCatalog } from '../../backend/skills/skill-tools.js';
-import { freePort } from './mcp-test-kit.js';
+import { everythingStdio, freePort, isAlive, waitFor } from './mcp-test-kit.js';
 
-const connect = (entry: Record<string, unknown>, startTimeoutMs = 10_000) =>
+const connect = (entry: Record<string, unknown>, startTimeoutMs = 10_000, idleMs = 60_000) =>
   new McpConnection(resolveEntry('srv', entry, 'global', 'global'), {
     env: process.env,
-    idleMs: 60_000,
+    idleMs,
     startTimeoutMs,
     callTimeoutMs: 5_000,
     log: () => {},
@@ -129,5 +129,25 @@ describe('failures in words', () => {
     assert.equal(silent.state, 'failed');
     assert.equal(silent.error, 'timeout: the server did not answer within 0.8 s');
     assert.equal(silent.pid, undefined, 'the silent server was stopped');
+  });
+
+  test('HTTP errors never show the query string or credentials of the URL', async () => {
+    const conn = connect({ type: 'http', url: `http://user:pw@127.0.0.1:${await freePort()}/mcp?token=SECRET` });
+    await conn.ensureStarted();
+    assert.equal(conn.state, 'failed');
+    assert.doesNotMatch(conn.error!, /SECRET|pw@/);
+  });
+});
+
+describe('lifecycle', () => {
+  test('an idle server is stopped; the next call starts it again', async () => {
+    const conn = connect(everythingStdio(), 10_000, 400);
+    const never = new AbortController().signal;
+    assert.deepEqual(await conn.call('echo', { message: 'one' }, never), { ok: true, content: 'Echo: one' });
+    const pid = conn.pid!;
+    await waitFor('the idle stop', () => conn.state === 'stopped' && !isAlive(pid));
+    assert.deepEqual(await conn.call('echo', { message: 'two' }, never), { ok: true, content: 'Echo: two' });
+    assert.notEqual(conn.pid, pid);
+    await conn.stop();
   });
 });
