@@ -172,6 +172,17 @@ export class McpConnection {
         const why = this.error ?? this.explain(err, transport, 'run').message;
         return { ok: false, content: `The tool server ${this.server.name} stopped during the call: ${why}`, errorCode: 'tool_error' };
       }
+      // A remote server that cannot be reached (or lost our session) is reconnected by the next call;
+      // JSON-RPC errors (negative codes: bad arguments, unknown tool) leave the connection as it is.
+      if (this.server.transport !== 'stdio' && !(typeof code === 'number' && code < 0)) {
+        const error = this.explain(err, transport, 'run');
+        await this.fail(error);
+        return {
+          ok: false,
+          content: `The tool server ${this.server.name} failed during the call: ${error.message}`,
+          errorCode: 'tool_error',
+        };
+      }
       return { ok: false, content: cutResult(`The tool call failed: ${(err as Error)?.message ?? String(err)}`), errorCode: 'tool_error' };
     } finally {
       this.inflight--;

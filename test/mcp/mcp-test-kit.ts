@@ -29,8 +29,11 @@ export function freePort(): Promise<number> {
 }
 
 /** server-everything over Streamable HTTP (`/mcp`) or legacy SSE (`/sse`) on a free port. */
-export async function startEverythingHttp(mode: 'streamableHttp' | 'sse'): Promise<{ url: string; child: ChildProcess; stop: () => void }> {
-  const port = await freePort();
+export async function startEverythingHttp(
+  mode: 'streamableHttp' | 'sse',
+  fixedPort?: number,
+): Promise<{ url: string; child: ChildProcess; stop: () => void }> {
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -9,7 +9,7 @@ import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { modelToolName } from '../../backend/mcp/tool-names.js';
 import { cutResult, resultText } from '../../backend/mcp/tool-result.js';
 import { skillCatalog } from '../../backend/skills/skill-tools.js';
-import { everythingStdio, freePort, isAlive, waitFor } from './mcp-test-kit.js';
+import { everythingStdio, freePort, isAlive, startEverythingHttp, waitFor } from './mcp-test-kit.js';
 
 const connect = (entry: Record<string, unknown>, startTimeoutMs = 10_000, idleMs = 60_000) =>
   new McpConnection(resolveEntry('srv', entry, 'global', 'global'), {
@@ -149,5 +149,28 @@ describe('lifecycle', () => {
     assert.deepEqual(await conn.call('echo', { message: 'two' }, never), { ok: true, content: 'Echo: two' });
     assert.notEqual(conn.pid, pid);
     await conn.stop();
+  });
+
+  test('a remote server that went away fails the call; once it is back the next call reconnects', async () => {
+    const first = await startEverythingHttp('streamableHttp');
+    const port = Number(new URL(first.url).port);
+    const conn = connect({ type: 'http', url: first.url });
+    const never = new AbortController().signal;
+    let second: Awaited<ReturnType<typeof startEverythingHttp>> | undefined;
+    try {
+      assert.deepEqual(await conn.call('echo', { message: 'a' }, never), { ok: true, content: 'Echo: a' });
+      first.stop();
+      await waitFor('the server to exit', () => first.child.exitCode !== null || first.child.signalCode !== null);
+      const lost = await conn.call('echo', { message: 'b' }, never);
+      assert.equal(lost.ok, false);
+      assert.match(lost.content, new RegExp(`^The tool server srv failed during the call: cannot connect to http://127.0.0.1:${port}/mcp`));
+      assert.equal(conn.state, 'failed');
+      second = await startEverythingHttp('streamableHttp', port);
+      assert.deepEqual(await conn.call('echo', { message: 'c' }, never), { ok: true, content: 'Echo: c' });
+    } finally {
+      await conn.stop();
+      first.stop();
+      second?.stop();
+    }
   });
 });
