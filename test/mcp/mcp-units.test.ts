@@ -9,6 +9,7 @@ import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { modelToolName } from '../../backend/mcp/tool-names.js';
 import { cutResult, resultText } from '../../backend/mcp/tool-result.js';
 import { skillCatalog } from '../../backend/skills/skill-tools.js';
+import { RecordingRelay } from '../helpers/recording-relay.js';
 import { everythingStdio, freePort, isAlive, startEverythingHttp, waitFor } from './mcp-test-kit.js';
 
 const connect = (entry: Record<string, unknown>, startTimeoutMs = 10_000, idleMs = 60_000) =>
@@ -171,6 +172,28 @@ describe('lifecycle', () => {
       await conn.stop();
       first.stop();
       second?.stop();
+    }
+  });
+
+  test('Streamable HTTP sends the configured headers with every request', async () => {
+    const server = await startEverythingHttp('streamableHttp');
+    const relay = await RecordingRelay.start(new URL(server.url).origin);
+    const conn = connect({ type: 'http', url: `${relay.url}/mcp`, headers: { 'X-Team': 'blue', Authorization: 'Bearer t0k' } });
+    try {
+      assert.deepEqual(await conn.call('get-sum', { a: 1, b: 1 }, new AbortController().signal), {
+        ok: true,
+        content: 'The sum of 1 and 1 is 2.',
+      });
+      const posts = relay.requests.filter((r) => r.method === 'POST');
+      assert.ok(posts.length >= 3, 'initialize, initialized, tools/list, tools/call');
+      for (const r of posts) {
+        assert.equal(r.headers['x-team'], 'blue');
+        assert.equal(r.headers.authorization, 'Bearer t0k');
+      }
+    } finally {
+      await conn.stop();
+      await relay.stop();
+      server.stop();
     }
   });
 });
