@@ -35,6 +35,11 @@ const FIXTURES: AimockFixture[] = [
       usage: { prompt_tokens: 9000 },
     },
   },
+  { match: { userMessage: 'show the environment', hasToolResult: true }, response: { content: 'Shown.' } },
+  {
+    match: { userMessage: 'show the environment', hasToolResult: false },
+    response: { toolCalls: [{ name: 'ev__get-env', arguments: {} }] },
+  },
   { match: { userMessage: 'filler' }, response: { content: 'ok', usage: { prompt_tokens: 9000 } } },
 ];
 
@@ -49,10 +54,11 @@ describe('tool limits and skills in chat (compat)', () => {
       [{ id: 'prov', type: 'compat', base_url: `${relay.url}/v1`, models: [model('m1', { context_window: 16_000 })] }],
       {
         profile: { tools: { max_steps: 3 }, compression: { enabled: true, threshold_percent: 50, cooldown_seconds: 0 } },
-        start: { env: { SERVICE_TOOL_TIMEOUT_MS: '2000' } },
+        // As inside the desktop app: the backend's own environment has ELECTRON_RUN_AS_NODE.
+        start: { env: { SERVICE_TOOL_TIMEOUT_MS: '2000', ELECTRON_RUN_AS_NODE: '1' } },
       },
     );
-    await rig.ok('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio({ approval: 'auto' }) } });
+    await rig.ok('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio({ approval: 'auto', env: { FROM_ENTRY: 'yes' } }) } });
     await rig.ok('PUT', '/api/skills/haiku-style', {
       content: skillDoc('haiku-style', 'Answer as a haiku. Use when the user asks for a haiku.', SKILL_BODY),
     });
@@ -62,6 +68,14 @@ describe('tool limits and skills in chat (compat)', () => {
     rig?.proc.cleanup();
     await relay?.stop();
     await mock?.stop();
+  });
+
+  it('a stdio server gets the backend environment without ELECTRON_RUN_AS_NODE, plus its entry env', async () => {
+    const { frames } = await rig.turn(await rig.newSession(), 'show the environment', 60_000);
+    const env = JSON.parse(frames.find((f) => f.type === 'turn.tool_result').content);
+    assert.equal(env.ELECTRON_RUN_AS_NODE, undefined);
+    assert.equal(env.SERVICE_TOOL_TIMEOUT_MS, '2000', 'the rest of the environment is inherited');
+    assert.equal(env.FROM_ENTRY, 'yes');
   });
 
   it('the step limit ends a tool loop with stop_reason max_steps', async () => {
