@@ -9,6 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
+import { chatFigures } from './chat-bench.js';
 import { logBuffer } from './log-bench.js';
 import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
@@ -23,6 +24,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   websocket: () => wsFanOut(),
   renderer: () => rendererFigures(),
   routes: () => routeBuilds(),
+  chat: () => chatFigures(),
 };
 
 function num(v: number | undefined): string {
