@@ -9,6 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
+import { chatFigures } from './chat-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
@@ -25,6 +26,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   renderer: () => rendererFigures(),
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
+  chat: () => chatFigures(),
 };
 
 function num(v: number | undefined): string {

@@ -87,80 +87,104 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
   });
 }
 
-describe('compression', () => {
-  let mock: Aimock;
-  let relay: RecordingRelay;
-  let rig: ChatRig;
-  before(async () => {
-    const usage = { prompt_tokens: 1500, completion_tokens: 5 };
-    mock = await Aimock.start([
-      {
-        match: { userMessage: 'Summarize this conversation' },
-        response: { content: 'SUMMARY-OF-OLD: user loaded haiku and asked round 1.' },
-      },
-      {
-        match: { userMessage: 'load the skill', hasToolResult: false },
-        response: { toolCalls: [{ name: 'skills__activate_skill', arguments: '{"name":"haiku"}' }] },
-      },
-      { match: { userMessage: 'load the skill', hasToolResult: true }, response: { content: 'Skill loaded.', usage } },
-      { match: { userMessage: 'round' }, response: { content: 'Reply to a round.', usage } },
-    ]);
-    relay = await RecordingRelay.start(mock.url);
-    rig = await ChatRig.start([{ id: 'p', type: 'compat', base_url: `${relay.url}/v1`, models: [model('m1', { context_window: 2000 })] }], {
-      profile: { compression: { enabled: true, threshold_percent: 50, cooldown_seconds: 0 } },
-      start: { entry: ENTRY, args: ['-swap-port', 'off'] },
+/** A request's conversation as [role, text] rows, whatever the protocol's shape. */
+function rows(type: string, body: any): [string, string][] {
+  const out: [string, string][] = [];
+  const text = (v: any): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  if (type === 'compat') {
+    for (const m of body.messages) {
+      if (m.role === 'system') continue;
+      if (m.tool_calls) out.push(['call', m.tool_calls.map((c: any) => c.function.name).join()]);
+      else out.push([m.role === 'tool' ? 'result' : m.role, text(m.content)]);
+    }
+  } else if (type === 'native') {
+    for (const m of body.messages)
+      for (const b of m.content) {
+        if (b.type === 'text') out.push([m.role, b.text]);
+        else if (b.type === 'tool_use') out.push(['call', b.name]);
+        else if (b.type === 'tool_result') out.push(['result', text(b.content)]);
+      }
+  } else {
+    for (const i of body.input) {
+      if (i.type === 'message') out.push([i.role, i.content.map((c: any) => c.text).join('')]);
+      else if (i.type === 'function_call') out.push(['call', i.name]);
+      else if (i.type === 'function_call_output') out.push(['result', text(i.output)]);
+    }
+  }
+  return out;
+}
+
+for (const type of ['compat', 'native', 'responsemode'] as const) {
+  describe(`compression over ${type}`, () => {
+    let mock: Aimock;
+    let relay: RecordingRelay;
+    let rig: ChatRig;
+    before(async () => {
+      const usage = { prompt_tokens: 1500, completion_tokens: 5, input_tokens: 1500, output_tokens: 5 };
+      mock = await Aimock.start([
+        {
+          match: { userMessage: 'Summarize this conversation' },
+          response: { content: 'SUMMARY-OF-OLD: user loaded haiku and asked round 1.' },
+        },
+        {
+          match: { userMessage: 'load the skill', hasToolResult: false },
+          response: { toolCalls: [{ name: 'skills__activate_skill', arguments: '{"name":"haiku"}' }] },
+        },
+        { match: { userMessage: 'load the skill', hasToolResult: true }, response: { content: 'Skill loaded.', usage } },
+        { match: { userMessage: 'round' }, response: { content: 'Reply to a round.', usage } },
+      ]);
+      relay = await RecordingRelay.start(mock.url);
+      const baseUrl = type === 'native' ? relay.url : `${relay.url}/v1`;
+      rig = await ChatRig.start([{ id: 'p', type, base_url: baseUrl, models: [model('m1', { context_window: 2000 })] }], {
+        profile: { compression: { enabled: true, threshold_percent: 50, cooldown_seconds: 0 } },
+        start: { entry: ENTRY, args: ['-swap-port', 'off'] },
+      });
+    });
+    after(async () => {
+      await rig?.proc.stop();
+      rig?.proc.cleanup();
+      await relay?.stop();
+      await mock?.stop();
+    });
+
+    it('summarises the older rounds, keeps the recent ones and the skill body verbatim, and stores every original', async () => {
+      const sid = await rig.newSession();
+      await rig.turn(sid, 'load the skill');
+      await rig.turn(sid, 'round 2');
+      relay.clear();
+      const { frames, end } = await rig.turn(sid, 'round 3');
+      assert.equal(end.type, 'turn.completed', JSON.stringify(end));
+      const compacted = frames.find((f) => f.type === 'turn.compacted');
+      assert.ok(compacted, 'a compaction happened');
+      assert.ok(compacted.tokens_before >= 1000);
+      assert.ok(compacted.tokens_after < compacted.tokens_before);
+
+      const [summaryReq, turnReq] = posts(relay).map((r) => r.json);
+      assert.match(JSON.stringify(summaryReq), /Summarize this conversation:.*load the skill/);
+      const sent = rows(type, turnReq);
+      // The summary replaces the old prefix: first thing after the system prompt.
+      assert.equal(sent[0][0], 'user');
+      assert.match(sent[0][1], /SUMMARY-OF-OLD/);
+      assert.ok(!sent.some(([, t]) => t === 'load the skill'), 'the old user message is gone from the request');
+      assert.ok(!sent.some(([, t]) => t === 'Skill loaded.'), 'the old reply is gone');
+      // The skill body stays verbatim, with its call; then the recent rounds.
+      assert.deepEqual(sent.slice(1), [
+        ['call', 'skills__activate_skill'],
+        ['result', 'SKILL BODY: write 5-7-5 syllables.'],
+        ['user', 'round 2'],
+        ['assistant', 'Reply to a round.'],
+        ['user', 'round 3'],
+      ]);
+
+      const session = await rig.session(sid);
+      const record = session.messages.find((m: any) => m.kind === 'compaction');
+      assert.equal(record.role, 'system');
+      assert.equal(record.through_message_id, compacted.through_message_id);
+      assert.match(record.summary, /SUMMARY-OF-OLD/);
+      assert.ok(
+        session.messages.some((m: any) => m.blocks?.[0]?.text === 'load the skill'),
+        'the stored history keeps every original',
+      );
     });
   });
-  after(async () => {
-    await rig?.proc.stop();
-    rig?.proc.cleanup();
-    await relay?.stop();
-    await mock?.stop();
-  });
-
-  it('summarises the older rounds, keeps the recent ones and the skill body verbatim, and stores every original', async () => {
-    const sid = await rig.newSession();
-    await rig.turn(sid, 'load the skill');
-    await rig.turn(sid, 'round 2');
-    relay.clear();
-    const { frames, end } = await rig.turn(sid, 'round 3');
-    assert.equal(end.type, 'turn.completed', JSON.stringify(end));
-    const compacted = frames.find((f) => f.type === 'turn.compacted');
-    assert.ok(compacted, 'a compaction happened');
-    assert.ok(compacted.tokens_before >= 1000);
-    assert.ok(compacted.tokens_after < compacted.tokens_before);
-
-    const [summaryReq, turnReq] = posts(relay).map((r) => r.json);
-    assert.match(summaryReq.messages.at(-1).content, /Summarize this conversation:[\s\S]*load the skill/);
-    const sent = turnReq.messages;
-    const text = JSON.stringify(sent);
-    assert.match(sent[1].content, /SUMMARY-OF-OLD/, 'the summary replaces the old prefix, right after the system prompt');
-    assert.ok(!sent.some((m: any) => m.content === 'load the skill'), 'the old user message is gone from the request');
-    assert.ok(!text.includes('Skill loaded.'), 'the old reply is gone');
-    // The skill body stays verbatim, with its call.
-    const call = sent.find((m: any) => m.tool_calls?.[0]?.function?.name === 'skills__activate_skill');
-    assert.ok(call, 'the skill call is kept');
-    assert.deepEqual(sent[sent.indexOf(call) + 1], {
-      role: 'tool',
-      tool_call_id: call.tool_calls[0].id,
-      content: 'SKILL BODY: write 5-7-5 syllables.',
-    });
-    assert.deepEqual(
-      sent
-        .filter((m: any) => m.role === 'user')
-        .map((m: any) => m.content)
-        .slice(1),
-      ['round 2', 'round 3'],
-    );
-
-    const session = await rig.session(sid);
-    const record = session.messages.find((m: any) => m.kind === 'compaction');
-    assert.equal(record.role, 'system');
-    assert.equal(record.through_message_id, compacted.through_message_id);
-    assert.match(record.summary, /SUMMARY-OF-OLD/);
-    assert.ok(
-      session.messages.some((m: any) => m.blocks?.[0]?.text === 'load the skill'),
-      'the stored history keeps every original',
-    );
-  });
-});
+}

@@ -96,6 +96,31 @@ describe('turns: one at a time, cancel, timeout, resume, crash', () => {
     third.close();
   });
 
+  it('a page that reloads mid-turn reads the stored part and resumes after active_turn.last_seq: nothing lost, nothing twice', async () => {
+    fake.next({ chunks: [...words(40), compat.stop(), compat.done()], delayMs: 8 });
+    const sid = await rig.newSession();
+    const watch = await rig.watch();
+    const { turn_id } = await rig.send(sid, 'count fast');
+    await watch.wait(turn_id, (f) => f.type === 'turn.delta' && f.text === 'w5 ');
+    watch.close();
+    // The "reload": read the session while chunks keep arriving, then resume from what it says.
+    const page = await rig.session(sid);
+    assert.equal(page.active_turn.turn_id, turn_id);
+    const streaming = page.messages.find((m: any) => m.role === 'assistant');
+    assert.equal(streaming.interrupted, undefined, 'a message still streaming is not marked interrupted');
+    const stored = streaming.blocks[0].text as string;
+    const reloaded = await rig.watch();
+    reloaded.conn.socket.send(JSON.stringify({ type: 'resume', turn_id, after_seq: page.active_turn.last_seq }));
+    await reloaded.end(turn_id);
+    const later = reloaded
+      .frames(turn_id)
+      .filter((f) => f.seq > page.active_turn.last_seq && f.type === 'turn.delta')
+      .map((f) => f.text)
+      .join('');
+    assert.equal(stored + later, Array.from({ length: 40 }, (_, i) => `w${i} `).join(''));
+    reloaded.close();
+  });
+
   it('keeps the history through a SIGKILL mid-turn and a torn last line, and goes on', async () => {
     const sid = await rig.newSession();
     fake.next({ chunks: [compat.text('Done before.'), compat.stop(), compat.done()] });
