@@ -57,19 +57,21 @@ export class McpToolProvider implements ToolProvider {
     return specs;
   }
 
-  /** The skill catalog, and a word about tool servers that could not start (so the model can tell the user). */
+  /**
+   * The skill catalog, and a word about tool servers that could not start (so the model can tell the
+   * user). Starts nothing: the turn loop lists the tools (which starts the servers) before asking.
+   */
   async systemPrompt(workspaceId: string): Promise<string> {
     const parts: string[] = [];
     const catalog = skillCatalog(await this.deps.skills.list());
     if (catalog) parts.push(catalog);
-    const conns = await this.deps.manager.startAll(await this.enabledServers(workspaceId));
-    const failed = conns.filter((c) => c.state === 'failed');
+    const failed = (await this.enabledServers(workspaceId)).map((s) => this.deps.manager.peek(s)).filter((c) => c?.state === 'failed');
     if (failed.length > 0) {
       parts.push(
         [
           '# Unavailable tool servers',
           'These tool servers are configured but could not be started, so their tools are missing. If the user asks for them, say so and quote the reason:',
-          ...failed.map((c) => `- ${c.server.name}: ${(c.error ?? 'unknown error').split('\n')[0]}`),
+          ...failed.map((c) => `- ${c!.server.name}: ${(c!.error ?? 'unknown error').replace(/\s*\n\s*/g, ' | ').slice(0, 300)}`),
         ].join('\n'),
       );
     }
