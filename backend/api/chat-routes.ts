@@ -62,8 +62,8 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
     const sid = checkSessionId(req.params.sid);
     const meta = await sessions.require(wid, sid);
     const before = typeof req.query.before === 'string' ? req.query.before : undefined;
-    const page = await sessions.page(wid, sid, before, pageLimit(req.query.limit));
-    res.json({ ...summary(meta), messages: page.messages, has_more: page.has_more, active_turn: engine.activeTurn(wid, sid) });
+    const page = await engine.page(wid, sid, before, pageLimit(req.query.limit));
+    res.json({ ...summary(meta), messages: page.messages, has_more: page.has_more, active_turn: page.active_turn });
   });
   router.patch(`${base}/:sid`, async (req, res) => {
     const wid = await workspace(req.params.id);

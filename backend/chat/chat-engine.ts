@@ -14,6 +14,7 @@ import { runTurn } from './turn-runner.js';
 interface ActiveTurn {
   turnId: string;
   channel: TurnChannel | null;
+  appender: LogAppender | null;
   controller: AbortController;
   approvals: ApprovalBox;
   done: Promise<void>;
@@ -43,6 +44,24 @@ export class ChatEngine {
     return turn?.channel ? { turn_id: turn.turnId, last_seq: turn.channel.lastSeq } : null;
   }
 
+  /**
+   * A page of messages consistent with `active_turn.last_seq`: the log is read up to the records
+   * of exactly the frames sent so far, so a client that resumes after last_seq misses nothing and
+   * gets nothing twice.
+   */
+  async page(workspaceId: string, sessionId: string, before: string | undefined, limit: number) {
+    const turn = this.active.get(this.key(workspaceId, sessionId));
+    if (!turn?.channel || !turn.appender) {
+      return { ...(await this.sessions.page(workspaceId, sessionId, before, limit)), active_turn: null };
+    }
+    const activeTurn = { turn_id: turn.turnId, last_seq: turn.channel.lastSeq };
+    const bytes = await turn.appender.checkpoint();
+    const page = await this.sessions.page(workspaceId, sessionId, before, limit, bytes);
+    // Still streaming, not interrupted.
+    for (const m of page.messages) if ('turn_id' in m && m.turn_id === turn.turnId && 'interrupted' in m) delete m.interrupted;
+    return { ...page, active_turn: activeTurn };
+  }
+
   /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
   async startTurn(workspaceId: string, sessionId: string, content: string): Promise<{ turn_id: string; message_id: string }> {
     await this.sessions.require(workspaceId, sessionId);
@@ -55,6 +74,7 @@ export class ChatEngine {
       controller: new AbortController(),
       approvals: new ApprovalBox(),
       done: Promise.resolve(),
+      appender: null,
     };
     // Claimed before the first await below: a second message in the same tick gets the 409.
     this.active.set(key, turn);
@@ -82,6 +102,7 @@ export class ChatEngine {
       });
       const channel = new TurnChannel({ workspace_id: workspaceId, session_id: sessionId, turn_id: turn.turnId }, this.deps.ws);
       turn.channel = channel;
+      turn.appender = appender;
       this.registry.add(channel);
       const timeoutMs = model.profile.timeout_seconds * 1000;
       const timer = setTimeout(() => turn.controller.abort('timeout'), timeoutMs);

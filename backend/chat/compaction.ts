@@ -1,4 +1,4 @@
-import { zeroUsage, type LlmRequest, type ProtocolAdapter, type Usage } from '../llm/llm-types.js';
+import { type LlmRequest, type ProtocolAdapter, type Usage } from '../llm/llm-types.js';
 import { callProvider } from '../llm/provider-call.js';
 import { newId, type CompactionRecord, type StoredMessage } from './chat-types.js';
 import { buildConversation, estimateTokens } from './conversation.js';
@@ -79,7 +79,7 @@ export async function maybeCompact(
     cacheKey: ctx.sessionId,
   };
   let summary: string;
-  let usage: Usage = zeroUsage();
+  let usage: Usage;
   try {
     const result = await callProvider(adapter, req, model.endpoint, { signal: ctx.signal, deadline: ctx.deadline, emit: () => undefined });
     summary = result.blocks

@@ -79,10 +79,21 @@ export function foldLog(text: string): SessionLog {
   return log;
 }
 
-export async function readLog(file: string): Promise<SessionLog> {
+/** Reads events.jsonl, or only its first `maxBytes` (a snapshot taken at a checkpoint). */
+export async function readLog(file: string, maxBytes?: number): Promise<SessionLog> {
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    if (maxBytes === undefined) text = await fs.readFile(file, 'utf8');
+    else {
+      const handle = await fs.open(file, 'r');
+      try {
+        const buffer = Buffer.alloc(maxBytes);
+        const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+        text = buffer.subarray(0, bytesRead).toString('utf8');
+      } finally {
+        await handle.close();
+      }
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { items: [], turnEnds: new Map(), skipped: 0 };
     throw err;
@@ -96,8 +107,15 @@ export class LogAppender {
   private chain: Promise<void> = Promise.resolve();
   private scheduled = false;
   private failed: Error | null = null;
+  /** Bytes in the file after the last completed write. */
+  private size: number;
 
-  private constructor(private readonly handle: fs.FileHandle) {}
+  private constructor(
+    private readonly handle: fs.FileHandle,
+    size: number,
+  ) {
+    this.size = size;
+  }
 
   /** Opens for appending; a torn last line (crash mid-write) is closed off so the next record starts clean. */
   static async open(file: string): Promise<LogAppender> {
@@ -106,9 +124,12 @@ export class LogAppender {
     if (size > 0) {
       const last = Buffer.alloc(1);
       await handle.read(last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) await handle.write('\n');
+      if (last[0] !== 0x0a) {
+        await handle.write('\n');
+        return new LogAppender(handle, size + 1);
+      }
     }
-    return new LogAppender(handle);
+    return new LogAppender(handle, size);
   }
 
   append(record: LogRecord): void {
@@ -125,19 +146,31 @@ export class LogAppender {
 
   /** Writes what is pending (the OS has it: it survives the process being killed). */
   flush(): Promise<void> {
+    return this.checkpoint().then(() => undefined);
+  }
+
+  /**
+   * Writes what was appended so far; resolves with the file length right after exactly those
+   * records, so a reader can take a snapshot that matches the frames sent until now.
+   */
+  checkpoint(): Promise<number> {
     this.scheduled = false;
-    if (this.pending.length === 0) return this.chain;
     const data = this.pending.map((r) => `${JSON.stringify(r)}\n`).join('');
     this.pending = [];
-    this.chain = this.chain.then(async () => {
-      if (this.failed) return;
-      try {
-        await this.handle.write(data);
-      } catch (err) {
-        this.failed = err as Error;
+    const done = this.chain.then(async () => {
+      if (data && !this.failed) {
+        try {
+          const buffer = Buffer.from(data, 'utf8');
+          await this.handle.write(buffer);
+          this.size += buffer.length;
+        } catch (err) {
+          this.failed = err as Error;
+        }
       }
+      return this.size;
     });
-    return this.chain;
+    this.chain = done.then(() => undefined);
+    return done;
   }
 
   /** Flushes and fsyncs (end of a turn); rejects when any write failed. */

@@ -110,8 +110,8 @@ export class SessionStore {
     return trashed ? path.relative(this.paths.root, trashed) : null;
   }
 
-  readLog(workspaceId: string, sessionId: string): Promise<SessionLog> {
-    return readLog(this.logFile(workspaceId, sessionId));
+  readLog(workspaceId: string, sessionId: string, maxBytes?: number): Promise<SessionLog> {
+    return readLog(this.logFile(workspaceId, sessionId), maxBytes);
   }
 
   /** The newest `limit` messages before `before` (a message id), oldest first within the page. */
@@ -120,8 +120,9 @@ export class SessionStore {
     sessionId: string,
     before: string | undefined,
     limit: number,
+    maxBytes?: number,
   ): Promise<MessagePage & { log: SessionLog }> {
-    const log = await this.readLog(workspaceId, sessionId);
+    const log = await this.readLog(workspaceId, sessionId, maxBytes);
     let end = log.items.length;
     if (before !== undefined) {
       end = log.items.findIndex((m) => m.id === before);

@@ -1,4 +1,4 @@
-import { api, startPaired, type BackendProcess, type StartOptions } from '../helpers/backend-process.js';
+import { api, BackendProcess, startPaired, type StartOptions } from '../helpers/backend-process.js';
 import { openWs, type WsOpen } from '../helpers/ws-client.js';
 
 export interface ProviderDef {
@@ -25,16 +25,22 @@ export class ChatRig {
   readonly profileId = 'chat-test';
 
   private constructor(
-    readonly proc: BackendProcess,
+    public proc: BackendProcess,
     readonly credential: string,
+    private readonly startOptions: StartOptions = {},
   ) {}
+
+  /** Starts the backend again on the same data directory (after a stop or a SIGKILL). */
+  async restart(): Promise<void> {
+    this.proc = await BackendProcess.start({ ...this.startOptions, dataDir: this.proc.dataDir });
+  }
 
   static async start(
     providers: ProviderDef[],
     options: { profile?: Record<string, unknown>; start?: StartOptions; defaults?: { provider: string; model: string } } = {},
   ): Promise<ChatRig> {
     const { proc, credential } = await startPaired(options.start);
-    const rig = new ChatRig(proc, credential);
+    const rig = new ChatRig(proc, credential, options.start);
     for (const p of providers) {
       await rig.ok('POST', '/api/config/providers', { name: p.id, api_key: TEST_KEY, models: [model('m1')], ...p });
     }
