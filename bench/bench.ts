@@ -25,7 +25,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   api: () => apiThroughput(),
   websocket: () => wsFanOut(),
   renderer: () => rendererFigures(),
-  chat: () => chatUiFigures(),
+  'chat-ui': () => chatUiFigures(),
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),

@@ -227,7 +227,7 @@ export async function chatUiFigures(runs = 3): Promise<Figure[]> {
     return [
       figure(
         {
-          group: 'chat',
+          group: 'chat-ui',
           name: 'chat: provider chunk → characters painted (p50)',
           unit: 'ms',
           target: { on: 'median', op: '<=', value: 50 },
@@ -237,12 +237,12 @@ export async function chatUiFigures(runs = 3): Promise<Figure[]> {
         'p25–p75',
       ),
       figure(
-        { group: 'chat', name: 'chat: open a 2,000-message conversation (click → newest painted)', unit: 'ms', note: `${runs} runs` },
+        { group: 'chat-ui', name: 'chat: open a 2,000-message conversation (click → newest painted)', unit: 'ms', note: `${runs} runs` },
         opens,
       ),
       figure(
         {
-          group: 'chat',
+          group: 'chat-ui',
           name: 'chat: open a 2,000-message conversation and scroll to its first message',
           unit: 'ms',
           target: { on: 'median', op: '<=', value: 500 },
@@ -252,7 +252,7 @@ export async function chatUiFigures(runs = 3): Promise<Figure[]> {
       ),
       figure(
         {
-          group: 'chat',
+          group: 'chat-ui',
           name: 'chat: longest frame while a reply streams into it',
           unit: 'ms',
           target: { on: 'median', op: '<=', value: 100 },
