@@ -13,7 +13,8 @@ import {
 import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
 
 export const FIRST_PAGE = 50;
-export const OLDER_PAGE = 200;
+// The API allows pages of up to 500: older history arrives in few round trips.
+export const OLDER_PAGE = 500;
 /** With no frame for this long, ask the session whether the turn is still running. */
 const QUIET_CHECK_MS = 4000;
 /** A resume that filled no gap in this long may be asked again. */

@@ -1,8 +1,12 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
-import { textOf, buildItems, type Item } from './reply-items';
-import { MarkdownView, ReplyView } from './reply-view';
 import type { StoredMessage } from './chat-types';
+import { buildItems, textOf, type Item } from './reply-items';
+import { MarkdownView, ReplyView } from './reply-view';
+import { layoutRows, rowAt, visibleRange, type Layout } from './virtual-rows';
+
+const OVERSCAN = 900;
+const LOAD_OLDER_WITHIN = 400;
 
 const Row = memo(function Row({ item }: { item: Item }) {
   const t = useT();
@@ -34,9 +38,18 @@ const Row = memo(function Row({ item }: { item: Item }) {
   }
 });
 
+interface Viewport {
+  top: number;
+  height: number;
+  /** Following the newest text (the reader is at the bottom). */
+  pinned: boolean;
+}
+
 /**
- * The conversation's scroller: older pages load when the top comes into view (keeping the reading
- * position), new text keeps it pinned to the bottom while the reader is there.
+ * The conversation's scroller, virtualised: only the rows near the viewport are in the DOM (spacers
+ * stand for the rest, at measured or estimated heights), so a 2,000-message chat streams as smoothly
+ * as a short one. Older pages load as the top comes near; the row under the reader's eye stays put
+ * when rows above it load or change size; new text keeps the view pinned while the reader is at the bottom.
  */
 export function MessageList(props: {
   messages: StoredMessage[];
@@ -53,77 +66,130 @@ export function MessageList(props: {
 }) {
   const t = useT();
   const items = useMemo(() => buildItems(props.messages), [props.messages]);
+  const keys = useMemo(() => items.map((i) => i.key), [items]);
+  const [heights, setHeights] = useState<ReadonlyMap<string, number>>(() => new Map());
+  const layout = useMemo(() => layoutRows(keys, heights), [keys, heights]);
+  const [viewport, setViewport] = useState<Viewport>({ top: 0, height: 800, pinned: true });
+  const [pinKey, setPinKey] = useState(props.pinKey);
+  if (pinKey !== props.pinKey) {
+    setPinKey(props.pinKey);
+    setViewport((v) => ({ ...v, pinned: true }));
+  }
+
   const scroller = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
-  const anchor = useRef<{ key: string; height: number; top: number } | null>(null);
-  const { hasMore, loadingOlder, onLoadOlder } = props;
-  const firstKey = items[0]?.key;
+  const latest = useRef<Layout>(layout);
+  const anchor = useRef<{ key: string; delta: number } | null>(null);
+  const observer = useRef<ResizeObserver | null>(null);
+  /** scrollTop as the list last saw or set it. */
+  const seenTop = useRef(0);
 
-  // Older messages were prepended: keep the same message under the reader's eye.
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    const a = anchor.current;
-    if (!el || !a) return;
-    if (a.key !== firstKey) el.scrollTop = a.top + (el.scrollHeight - a.height);
-    anchor.current = null;
-  }, [firstKey]);
+  const total = layout.offsets[keys.length] ?? 0;
+  const top = viewport.pinned ? Math.max(0, total - viewport.height) : viewport.top;
+  const [start, end] = visibleRange(layout.offsets, top, viewport.height, OVERSCAN);
 
-  useLayoutEffect(() => {
-    pinned.current = true;
-  }, [props.pinKey]);
-
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (el && pinned.current && !props.highlight) el.scrollTop = el.scrollHeight;
-  }, [items, props.liveVersion, props.highlight, props.pinKey]);
-
-  useEffect(() => {
-    if (!props.highlight) return;
-    const el = scroller.current?.querySelector<HTMLElement>(`[data-ids~="${CSS.escape(props.highlight)}"]`);
+  // Measured heights replace estimates (one state update per observer batch).
+  const measure = useCallback((el: HTMLDivElement | null) => {
     if (!el) return;
-    pinned.current = false;
-    el.scrollIntoView({ block: 'center' });
-    el.classList.add('msg-highlight');
-    el.focus({ preventScroll: true });
+    observer.current ??= new ResizeObserver((entries) => {
+      setHeights((prev) => {
+        let next: Map<string, number> | null = null;
+        for (const e of entries) {
+          const key = (e.target as HTMLElement).dataset.key;
+          const h = e.borderBoxSize?.[0]?.blockSize ?? (e.target as HTMLElement).offsetHeight;
+          if (!key || !h || Math.abs((prev.get(key) ?? -1) - h) < 0.5) continue;
+          next ??= new Map(prev);
+          next.set(key, h);
+        }
+        return next ?? prev;
+      });
+    });
+    const obs = observer.current;
+    obs.observe(el);
+    return () => obs.unobserve(el);
+  }, []);
+  useEffect(() => () => observer.current?.disconnect(), []);
+
+  // After every render: stay at the bottom when pinned, else keep the anchor row where it was.
+  useLayoutEffect(() => {
+    latest.current = layout;
+    const el = scroller.current;
+    if (!el) return;
+    // The reader scrolled since the list last placed the view (its scroll event is still to
+    // come): leave the view where they put it.
+    if (Math.abs(el.scrollTop - seenTop.current) > 2) return;
+    if (viewport.pinned && !props.highlight) {
+      el.scrollTop = el.scrollHeight;
+      seenTop.current = el.scrollTop;
+      return;
+    }
+    const a = anchor.current;
+    const i = a ? layout.index.get(a.key) : undefined;
+    if (a && i !== undefined) {
+      const want = layout.offsets[i] + a.delta;
+      if (Math.abs(el.scrollTop - want) > 1) el.scrollTop = want;
+    }
+    seenTop.current = el.scrollTop;
+  });
+
+  const { onLoadOlder, hasMore, loadingOlder, highlight, onHighlightShown } = props;
+
+  // A search hit: scroll its row into view, then mark it once it is rendered.
+  useLayoutEffect(() => {
+    if (!highlight) return;
+    const el = scroller.current;
+    const i = items.findIndex((it) => it.ids.includes(highlight));
+    if (!el || i < 0) return;
+    const y = Math.max(0, layout.offsets[i] - el.clientHeight / 3);
+    anchor.current = { key: items[i].key, delta: y - layout.offsets[i] };
+    el.scrollTop = y;
+    seenTop.current = el.scrollTop;
+    setViewport({ top: y, height: el.clientHeight, pinned: false });
+    // Only when the hit changes: later renders keep it in place through the anchor.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [highlight]);
+  useEffect(() => {
+    if (!highlight) return;
+    const row = scroller.current?.querySelector<HTMLElement>(`[data-ids~="${CSS.escape(highlight)}"]`);
+    if (!row) return;
+    row.classList.add('msg-highlight');
+    row.focus({ preventScroll: true });
     const timer = setTimeout(() => {
-      el.classList.remove('msg-highlight');
-      props.onHighlightShown();
+      row.classList.remove('msg-highlight');
+      onHighlightShown();
     }, 2500);
     return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [props.highlight, items]);
+  }, [highlight, start, end, onHighlightShown]);
 
-  const loadOlder = () => {
+  const onScroll = () => {
     const el = scroller.current;
-    if (!el || !hasMore || loadingOlder) return;
-    anchor.current = { key: firstKey ?? '', height: el.scrollHeight, top: el.scrollTop };
-    onLoadOlder();
+    if (!el) return;
+    const pinned = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
+    seenTop.current = el.scrollTop;
+    const l = latest.current;
+    const i = rowAt(l.offsets, el.scrollTop);
+    anchor.current = l.offsets.length > 1 ? { key: keys[i] ?? '', delta: el.scrollTop - l.offsets[i] } : null;
+    const next = { top: el.scrollTop, height: el.clientHeight, pinned };
+    setViewport((v) => (v.top === next.top && v.height === next.height && v.pinned === next.pinned ? v : next));
+    if (el.scrollTop < LOAD_OLDER_WITHIN && hasMore && !loadingOlder) onLoadOlder();
   };
 
   return (
-    <div
-      className="msg-scroller"
-      ref={scroller}
-      tabIndex={0}
-      role="region"
-      aria-label={t('chat.conversation')}
-      onScroll={(e) => {
-        const el = e.currentTarget;
-        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
-        if (el.scrollTop < 300) loadOlder();
-      }}
-    >
+    <div className="msg-scroller" ref={scroller} tabIndex={0} role="region" aria-label={t('chat.conversation')} onScroll={onScroll}>
       <div className="msg-list">
-        {hasMore && (
+        {hasMore && start === 0 && (
           <div className="older">
-            <button type="button" className="btn btn-small" disabled={loadingOlder} onClick={loadOlder}>
+            <button type="button" className="btn btn-small" disabled={loadingOlder} onClick={onLoadOlder}>
               {loadingOlder ? t('chat.loadingOlder') : t('chat.loadOlder')}
             </button>
           </div>
         )}
-        {items.map((item) => (
-          <Row key={item.key} item={item} />
+        <div style={{ height: layout.offsets[start] ?? 0 }} aria-hidden="true" />
+        {items.slice(start, end).map((item) => (
+          <div key={item.key} data-key={item.key} className="vrow" ref={measure}>
+            <Row item={item} />
+          </div>
         ))}
+        <div style={{ height: total - (layout.offsets[end] ?? total) }} aria-hidden="true" />
         {props.children}
       </div>
     </div>
