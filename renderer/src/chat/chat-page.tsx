@@ -17,23 +17,22 @@ const sessionKey = (ws: string) => `service.chat.session.${ws}`;
 
 function useSessions(workspaceId: string | null) {
   const api = useApi();
-  const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
-  const [error, setError] = useState<unknown>();
+  // Kept with the workspace they belong to: another workspace's list never shows while loading.
+  const [loaded, setLoaded] = useState<{ ws: string; sessions: SessionSummary[] | null; error?: unknown } | null>(null);
   const reload = useCallback(async () => {
-    if (!workspaceId) return setSessions(null);
+    if (!workspaceId) return;
     try {
       const r = await api.get<{ sessions: SessionSummary[] }>(chatPath.sessions(workspaceId));
-      setSessions(r.sessions ?? []);
-      setError(undefined);
+      setLoaded({ ws: workspaceId, sessions: r.sessions ?? [] });
     } catch (err) {
-      setError(err);
+      setLoaded((prev) => ({ ws: workspaceId, sessions: prev?.ws === workspaceId ? prev.sessions : null, error: err }));
     }
   }, [api, workspaceId]);
   useEffect(() => {
-    setSessions(null);
     void reload();
   }, [reload]);
-  return { sessions, error, reload };
+  const mine = loaded && loaded.ws === workspaceId ? loaded : null;
+  return { sessions: mine?.sessions ?? null, error: mine?.error, reload };
 }
 
 export function ChatPage() {
@@ -47,12 +46,13 @@ export function ChatPage() {
   const wsId = workspace?.id ?? null;
   const info = useModelInfo(workspace);
   const { sessions, error, reload } = useSessions(wsId);
-  const [chosenSession, setChosenSession] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<{ ws: string; id: string | null } | null>(null);
+  const chosenSession = chosen && chosen.ws === wsId ? chosen.id : wsId ? localStorage.getItem(sessionKey(wsId)) : null;
+  const setChosenSession = (id: string | null, ws = wsId) => ws && setChosen({ ws, id });
   const [jump, setJump] = useState<{ messageId: string; nonce: number } | null>(null);
   const [createError, setCreateError] = useState<unknown>();
 
   useEffect(preloadMarkdown, []);
-  useEffect(() => setChosenSession(wsId ? localStorage.getItem(sessionKey(wsId)) : null), [wsId]);
 
   const selected = sessions?.find((s) => s.id === chosenSession) ?? sessions?.[0] ?? null;
 
@@ -93,7 +93,7 @@ export function ChatPage() {
       setChosenWs(hit.workspace_id);
     }
     localStorage.setItem(sessionKey(hit.workspace_id), hit.session_id);
-    setChosenSession(hit.session_id);
+    setChosenSession(hit.session_id, hit.workspace_id);
     setJump({ messageId: hit.message_id, nonce: Date.now() });
   };
 

@@ -10,31 +10,24 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
   const api = useApi();
   const id = useId();
   const [q, setQ] = useState('');
-  const [hits, setHits] = useState<SearchHit[] | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const [result, setResult] = useState<{ query: string; hits: SearchHit[]; error?: unknown } | null>(null);
+  const query = q.trim();
+  // Hits of an older query stay up while the new one runs ("Searching…" when there are none).
+  const hits = query ? (result?.hits ?? []) : null;
+  const busy = query !== '' && result?.query !== query;
+  const error = query ? result?.error : undefined;
 
   // Searches as the user types, once typing pauses.
   useEffect(() => {
-    const query = q.trim();
-    if (!query) {
-      setHits(null);
-      return;
-    }
+    if (!query) return;
     let stale = false;
     const timer = setTimeout(() => {
-      setBusy(true);
       api.get<{ hits: SearchHit[] }>(chatPath.search(query)).then(
         (r) => {
-          if (stale) return;
-          setHits(r.hits ?? []);
-          setError(undefined);
-          setBusy(false);
+          if (!stale) setResult({ query, hits: r.hits ?? [] });
         },
         (err: unknown) => {
-          if (stale) return;
-          setError(err);
-          setBusy(false);
+          if (!stale) setResult({ query, hits: [], error: err });
         },
       );
     }, 250);
@@ -42,7 +35,7 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
       stale = true;
       clearTimeout(timer);
     };
-  }, [q, api]);
+  }, [query, api]);
 
   return (
     <div className="chat-search" role="search">

@@ -49,14 +49,10 @@ export function NoWorkspace({ onCreated }: { onCreated(w: WorkspaceEntry): void 
       <p>{t('chat.setupNoWorkspaceText')}</p>
       <form
         className="inline-form"
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
           errors.clear();
-          try {
-            onCreated(await api.post<WorkspaceEntry>(path.workspaces, { name: name.trim() }));
-          } catch (err) {
-            errors.report(err, ['name']);
-          }
+          api.post<WorkspaceEntry>(path.workspaces, { name: name.trim() }).then(onCreated, (err: unknown) => errors.report(err, ['name']));
         }}
       >
         <Field label={t('chat.workspaceName')} error={errors.fieldError('name')} className="grow">

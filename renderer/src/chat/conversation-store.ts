@@ -68,11 +68,11 @@ export class ConversationStore {
   private resumeAskedAt = 0;
   private lastFrameAt = 0;
   private scheduled = false;
-  private disposed = false;
-  private readonly offMessage: () => void;
-  private readonly offState: () => void;
-  private readonly checker: ReturnType<typeof setInterval>;
-  private socketOpen: boolean;
+  private disposed = true;
+  private offMessage: () => void = () => undefined;
+  private offState: () => void = () => undefined;
+  private checker: ReturnType<typeof setInterval> | undefined;
+  private socketOpen = false;
 
   constructor(
     private readonly api: ApiClient,
@@ -94,12 +94,19 @@ export class ConversationStore {
       lastSent: null,
       highlight: null,
     };
-    this.socketOpen = socket.state.kind === 'open';
-    this.offMessage = socket.onMessage((m) => {
+  }
+
+  /** Listens to the socket and loads the session (again after a `dispose`: React may remount). */
+  start(): void {
+    if (!this.disposed) return;
+    this.disposed = false;
+    const { workspaceId, sessionId } = this.state;
+    this.socketOpen = this.socket.state.kind === 'open';
+    this.offMessage = this.socket.onMessage((m) => {
       const frame = asTurnFrame(m);
       if (frame && frame.session_id === sessionId && frame.workspace_id === workspaceId) this.onFrame(frame);
     });
-    this.offState = socket.onState((s) => this.onSocketState(s));
+    this.offState = this.socket.onState((s) => this.onSocketState(s));
     this.checker = setInterval(() => void this.checkQuiet(), 1000);
     void this.open();
   }

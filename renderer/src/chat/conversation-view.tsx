@@ -11,21 +11,6 @@ import type { ModelInfo } from './model-info';
 import { ReplyView } from './reply-view';
 import { TurnFailure } from './turn-failure';
 
-const EMPTY: ConversationState = {
-  workspaceId: '',
-  sessionId: '',
-  loading: true,
-  messages: [],
-  hasMore: false,
-  loadingOlder: false,
-  live: null,
-  sending: null,
-  failure: null,
-  lastSent: null,
-  highlight: null,
-};
-const noStore = { subscribe: () => () => undefined, getSnapshot: () => EMPTY };
-
 /** Messages to show: while a turn runs, what was stored after its user message is the live reply's. */
 function visible(state: ConversationState): StoredMessage[] {
   const cut = state.live?.userMessageId;
@@ -53,28 +38,22 @@ export function ConversationView(props: {
 }) {
   const t = useT();
   const { api, socket } = useSession();
-  const [store, setStore] = useState<ConversationStore | null>(null);
-  const { workspaceId, sessionId, onTurnEnded } = props;
-
+  // One store per mounted conversation (the parent keys this view by workspace and session).
+  const [store] = useState(() => new ConversationStore(api, socket, props.workspaceId, props.sessionId, props.onTurnEnded));
   useEffect(() => {
-    const s = new ConversationStore(api, socket, workspaceId, sessionId, onTurnEnded);
-    setStore(s);
-    return () => s.dispose();
-    // onTurnEnded is a parent callback; a new store for it would drop the conversation.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [api, socket, workspaceId, sessionId]);
-
-  const source = store ?? noStore;
-  const state = useSyncExternalStore(source.subscribe, source.getSnapshot);
+    store.start();
+    return () => store.dispose();
+  }, [store]);
+  const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const running = state.live?.status === 'running';
 
   useEffect(() => {
-    if (store && props.jump) void store.reveal(props.jump.messageId);
+    if (props.jump) void store.reveal(props.jump.messageId);
   }, [store, props.jump]);
 
   // Esc stops the reply from anywhere on the page (dialogs handle their own Esc).
   useEffect(() => {
-    if (!running || !store) return;
+    if (!running) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented || (e.target as Element | null)?.closest?.('dialog')) return;
       void store.stop();
@@ -107,9 +86,9 @@ export function ConversationView(props: {
           messages={shown}
           hasMore={state.hasMore}
           loadingOlder={state.loadingOlder}
-          onLoadOlder={() => void store?.loadOlder()}
+          onLoadOlder={() => void store.loadOlder()}
           highlight={state.highlight}
-          onHighlightShown={() => store?.clearHighlight()}
+          onHighlightShown={() => store.clearHighlight()}
           liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
           pinKey={state.sending ?? live?.turnId}
         >
@@ -132,21 +111,21 @@ export function ConversationView(props: {
                 model={live.model}
                 live={live.status === 'running'}
                 waiting={live.waiting}
-                onDecide={(callId, decision, remember) => store!.approve(callId, decision, remember)}
+                onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
               />
             </article>
           )}
-          {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store?.retry()} />}
+          {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
         </MessageList>
       )}
       <ErrorBanner error={state.sendError} />
       <Composer
         running={running}
         busy={state.sending !== null}
-        disabled={!store || state.loading}
+        disabled={state.loading}
         autoFocus
-        onSend={(text) => store?.send(text) ?? Promise.resolve(false)}
-        onStop={() => void store?.stop()}
+        onSend={(text) => store.send(text)}
+        onStop={() => void store.stop()}
       />
     </div>
   );

@@ -80,16 +80,16 @@ export function SessionList(props: {
       )}
       <Dialog title={t('chat.renameChat')} open={renaming !== null} onClose={() => setRenaming(null)}>
         <form
-          onSubmit={async (e) => {
+          onSubmit={(e) => {
             e.preventDefault();
             if (!renaming) return;
-            try {
-              await api.patch(chatPath.session(props.workspaceId, renaming.id), { title: title.trim() });
-              setRenaming(null);
-              props.onChanged();
-            } catch (err) {
-              setError(err);
-            }
+            api.patch(chatPath.session(props.workspaceId, renaming.id), { title: title.trim() }).then(
+              () => {
+                setRenaming(null);
+                props.onChanged();
+              },
+              (err: unknown) => setError(err),
+            );
           }}
         >
           <div className="dialog-body">
