@@ -21,12 +21,15 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
   const conversation = () => page.getByRole('region', { name: 'Conversation' });
   const replies = () => conversation().getByRole('article', { name: 'Assistant' });
   const lastReply = () => replies().last();
+  /** The reply after the newest user message (rows far above the view are not in the DOM: no counting). */
+  const replyToLast = () =>
+    conversation().locator(`xpath=(//article[@aria-label='You'])[last()]/following::article[@aria-label='Assistant'][1]`);
   /** Sends and waits for the new reply's article; returns it. */
   const send = async (text: string) => {
-    const before = await replies().count();
     await message().fill(text);
     await message().press('Enter');
-    const reply = replies().nth(before);
+    await conversation().getByRole('article', { name: 'You' }).last().filter({ hasText: text }).waitFor({ timeout: LONG });
+    const reply = replyToLast();
     await reply.waitFor({ timeout: LONG });
     return reply;
   };
@@ -40,6 +43,10 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     errors = watchErrors(page);
+    // Keeps the page's WebSockets reachable, so a test can drop them as a lost network would.
+    await page.addInitScript({
+      content: `(() => { const W = window.WebSocket; window.__sockets = []; window.WebSocket = class extends W { constructor(...a) { super(...a); window.__sockets.push(this); } }; })();`,
+    });
   });
 
   after(async () => {
@@ -124,11 +131,10 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     await message().press('Shift+Enter');
     await message().pressSequentially('slow story');
     assert.equal(await message().inputValue(), 'first line\nslow story');
-    const before = await replies().count();
     await message().press('Enter');
     const stop = page.getByRole('button', { name: 'Stop' });
     await stop.waitFor({ timeout: LONG });
-    await replies().nth(before).getByText('Once upon a time').waitFor({ timeout: LONG });
+    await replyToLast().getByText('Once upon a time').waitFor({ timeout: LONG });
     await stop.click();
     await page.getByText('Stopped. What streamed so far is kept.').waitFor({ timeout: LONG });
     await idle();
@@ -153,6 +159,29 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     const text = await lastReply().innerText();
     assert.equal(text.split('Once upon a time').length - 1, 1, 'the resumed reply holds the story once');
     assert.equal(text.split('Sentence number 7 ').length - 1, 1);
+  });
+
+  it('a connection lost in the middle of a reply reconnects and resumes where it was', async () => {
+    const live = await send('reload story once more');
+    await live.getByText('Sentence number 2 ').waitFor({ timeout: LONG });
+    const status = page.getByRole('status', { name: 'Live updates' });
+    try {
+      await page.context().setOffline(true);
+      const open = await page.evaluate(
+        'window.__sockets.filter((s) => s.readyState === 1).map((s) => (s.close(), s.url.replace(/service_credential=[^&]+/, "")))',
+      );
+      assert.equal((open as string[]).length, 1, `one live socket: ${JSON.stringify(open)}`);
+      await status.getByText(/Reconnecting|Connecting/).waitFor({ timeout: LONG });
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      await page.context().setOffline(false);
+    }
+    await status.getByText('Live', { exact: true }).waitFor({ timeout: LONG });
+    await lastReply().getByText('THE END.').waitFor({ timeout: LONG });
+    await idle();
+    const text = await lastReply().innerText();
+    assert.equal(text.split('Once upon a time').length - 1, 1);
+    for (const n of [3, 10, 25, 40]) assert.equal(text.split(`Sentence number ${n} `).length - 1, 1, `sentence ${n} once`);
   });
 
   it('shows thinking collapsed under the reply with its length', async () => {

@@ -39,6 +39,8 @@ export interface ConversationState {
   sending: string | null;
   sendError?: unknown;
   failure: Failure | null;
+  /** The last turn ended early without failing: `max_tokens` or `max_steps`. */
+  cutShort: string | null;
   /** The turn this window started (Retry resends its text). */
   lastSent: string | null;
   highlight: string | null;
@@ -91,6 +93,7 @@ export class ConversationStore {
       live: null,
       sending: null,
       failure: null,
+      cutShort: null,
       lastSent: null,
       highlight: null,
     };
@@ -207,7 +210,7 @@ export class ConversationStore {
   /** Sends a message; resolves true once the backend took it (the composer then clears). */
   async send(content: string): Promise<boolean> {
     const { ws, sid } = this.paths;
-    this.set({ sending: content, sendError: undefined, failure: null });
+    this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
       const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), { content });
       const user: ChatMessage = {

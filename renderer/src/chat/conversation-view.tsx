@@ -115,6 +115,11 @@ export function ConversationView(props: {
               />
             </article>
           )}
+          {state.cutShort && !live && (
+            <p className="turn-note" role="status">
+              {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
+            </p>
+          )}
           {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
         </MessageList>
       )}
