@@ -20,7 +20,27 @@ export interface SwapYamlChain {
   connectors: string[];
   usd_tokens: string[];
   sources: Record<SourceName, SwapYamlSource>;
+  gas_model: Record<string, number>;
 }
+
+/**
+ * The devchain's own router costs less than the production router the defaults follow (no upgrade
+ * proxy, a direct unwrap for native output): its per-hop figures, fitted to gasUsed here.
+ */
+export const DEVCHAIN_GAS_MODEL: Record<string, number> = {
+  base: 61_000,
+  per_path: 3_000,
+  v2_hop: 55_000,
+  v3_hop: 107_000,
+  v3_tick_cross: 45_000,
+  v4_hop: 120_000,
+  v4_tick_cross: 45_000,
+  native_in: 25_000,
+  native_out: 20_000,
+  recipient: 10_000,
+  wrap: 60_000,
+  unwrap: 80_000,
+};
 
 export interface SwapYaml {
   chains: { bsc: SwapYamlChain };
@@ -61,6 +81,7 @@ export function buildSwapYaml(rpcUrl: string, addresses: DevchainAddresses, toke
         connectors: CONNECTORS.map(addressOf),
         usd_tokens: USD_TOKENS.map(addressOf),
         sources: { swapa: source('swapa'), swapav3: source('swapav3'), swapb: source('swapb'), 'swapb-v3': source('swapb-v3') },
+        gas_model: DEVCHAIN_GAS_MODEL,
       },
     },
   };

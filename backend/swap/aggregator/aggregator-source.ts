@@ -67,6 +67,8 @@ export class AggregatorSource implements LiquiditySource {
           route: mapped.route,
           meta: {
             source: 'aggregator',
+            // The aggregator's own estimate: a figure, not a simulation of this calldata.
+            gasSource: 'model',
             ...gasMeta(summary, req.gasPrice),
             amountInUsd: usdNumber(summary.amountInUsd),
             amountOutUsd: usdNumber(summary.amountOutUsd),

@@ -4,7 +4,7 @@ import type { LiquiditySource, SourceRequest } from '../liquidity-source.js';
 import type { FoundRoute, Hop, RoutePath } from '../route-model.js';
 import { isNative, type ChainName } from '../route-request.js';
 import { requireSetting, type ChainSettings } from '../swap-settings.js';
-import { routeGas } from './gas-model.js';
+import { gasModelFrom, routeGas, type GasModel } from './gas-model.js';
 import { describeNode, JsonRpcClient, RpcError } from './json-rpc.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
 import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
@@ -97,7 +97,20 @@ export class OnchainSource implements LiquiditySource {
 
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.search(req, { tokenIn, tokenOut, wrapped, gasPrice, block, sequences, byPair, states, usdTokens, ctx, signal });
+        return await this.search(req, {
+          tokenIn,
+          tokenOut,
+          wrapped,
+          gasPrice,
+          block,
+          sequences,
+          byPair,
+          states,
+          usdTokens,
+          ctx,
+          signal,
+          model: gasModelFrom(settings.gas_model),
+        });
       } catch (err) {
         if (!(err instanceof MissingTickData) || attempt >= MAX_TICK_RELOADS) throw err;
         await this.loadMoreTicks(ctx, states, err.word, block, signal);
@@ -138,6 +151,7 @@ export class OnchainSource implements LiquiditySource {
       usdTokens: string[];
       ctx: NodeContext;
       signal: AbortSignal;
+      model: GasModel;
     },
   ): Promise<FoundRoute> {
     const candidates = buildCandidates(c.sequences, c.byPair, c.states, req.amountIn);
@@ -148,7 +162,7 @@ export class OnchainSource implements LiquiditySource {
     // Gas in output-token units: the native coin's rate through the best wrapped→output pool.
     const nativeToOut = this.rate(c.wrapped, c.tokenOut, c.byPair, c.states);
     const gasOf = (p: CandidatePath) =>
-      routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false) - routeGas([], false, false);
+      routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false, c.model) - routeGas([], false, false, c.model);
     const split = optimizeSplit(
       candidates.map((p) => ({
         quote: (amount: bigint) => pathOutput(p, c.states, amount),
@@ -183,7 +197,7 @@ export class OnchainSource implements LiquiditySource {
       gasShapes.push({ hops: cand.pools.map((pool, i) => ({ kind: pool.kind, ticksCrossed: quotes[i].ticksCrossed })) });
     }
     const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
-    const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut));
+    const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut, c.model, req.toOther));
     const usd = await usdPricer({
       reader: c.ctx.reader,
       block: c.block,
@@ -201,6 +215,7 @@ export class OnchainSource implements LiquiditySource {
         source: 'onchain',
         blockNumber: Number(BigInt(c.block.tag)),
         gas,
+        gasSource: 'model',
         gasPrice: c.gasPrice,
         gasUsd,
         amountInUsd: usd.value(c.tokenIn, req.amountIn),
