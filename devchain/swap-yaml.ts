@@ -9,6 +9,7 @@ export interface SwapYamlSource {
   fee_bps?: number;
   fee_tiers?: number[];
   exchanges: string[];
+  v4?: { pool_manager: string; adapter: string; from_block: number; exchanges: string[] };
 }
 
 export interface SwapYamlChain {
@@ -68,7 +69,14 @@ export function buildSwapYaml(rpcUrl: string, addresses: DevchainAddresses, toke
       return { ...common, fee_bps: 30, exchanges: EXCHANGES[name] };
     }
     const tiers = V3_FEE_TIERS[name as 'swapav3' | 'swapb-v3'].map((t) => t.fee);
-    return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name] };
+    if (name !== 'swapav3') return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name] };
+    const v4 = {
+      pool_manager: addresses.v4.poolManager,
+      adapter: addresses.v4.adapter,
+      from_block: addresses.v4.fromBlock,
+      exchanges: ['uniswap-v4'],
+    };
+    return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name], v4 };
   };
   const object: SwapYaml = {
     chains: {

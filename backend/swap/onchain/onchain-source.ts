@@ -11,6 +11,8 @@ import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
+import { V4PoolIndex } from './v4-pool-index.js';
+import { unusableReason } from './v4-state.js';
 
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
@@ -21,7 +23,12 @@ interface NodeContext {
   reader: PoolReader;
   chainChecked: boolean;
   discovered: DiscoveryCache;
+  /** V4 pool indexes per PoolManager (and its from_block). */
+  v4: Map<string, V4PoolIndex>;
 }
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+const DEFAULT_LOG_RANGE = 5_000;
 
 /**
  * The embedded liquidity source (`liquidity: onchain`): discovers pools through each enabled
@@ -31,12 +38,17 @@ interface NodeContext {
 export class OnchainSource implements LiquiditySource {
   readonly name = 'onchain' as const;
   private readonly nodes = new Map<string, NodeContext>();
+  /** V4 pools whose skip reason was logged already (once per pool). */
+  private readonly skipped = new Set<string>();
+
+  /** `log` receives one line per V4 pool that is skipped (hooks, dynamic fee), once. */
+  constructor(private readonly log: (line: string) => void = () => {}) {}
 
   private node(url: string): NodeContext {
     let ctx = this.nodes.get(url);
     if (!ctx) {
       const rpc = new JsonRpcClient(url);
-      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false, discovered: new Map() };
+      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false, discovered: new Map(), v4: new Map() };
       this.nodes.set(url, ctx);
     }
     return ctx;
@@ -86,10 +98,11 @@ export class OnchainSource implements LiquiditySource {
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
+    const v4Pools = await this.v4Pools(ctx, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash }, signal);
     const { refs, byPair } = await discoverPools(
       ctx.reader,
       ctx.discovered,
-      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens },
+      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools },
       block,
       signal,
     );
@@ -118,6 +131,57 @@ export class OnchainSource implements LiquiditySource {
     }
   }
 
+  /**
+   * The routable V4 pools of each enabled source with a `v4:` block, from its PoolManager's
+   * Initialize logs. Pools the router's V4 adapter cannot swap exactly (hooks, dynamic fee) are
+   * left out, and the reason is logged once per pool.
+   */
+  private async v4Pools(
+    ctx: NodeContext,
+    req: SourceRequest,
+    wrapped: string,
+    head: { number: number; hash: string },
+    signal: AbortSignal,
+  ): Promise<PoolRef[]> {
+    const refs: PoolRef[] = [];
+    for (const src of req.sources) {
+      if (!src.v4) continue;
+      const where = `swap.yaml: chains.${req.chain}.sources.${src.name}.v4`;
+      if (!src.v4.pool_manager) throw new ApiError('config_missing', `${where}.pool_manager is not set`);
+      if (!src.v4.adapter) throw new ApiError('config_missing', `${where}.adapter is not set`);
+      const manager = src.v4.pool_manager.toLowerCase();
+      const key = `${manager}:${src.v4.from_block ?? 0}`;
+      let index = ctx.v4.get(key);
+      if (!index) {
+        index = new V4PoolIndex(ctx.rpc, manager, src.v4.from_block ?? 0, src.v4.log_range ?? DEFAULT_LOG_RANGE);
+        ctx.v4.set(key, index);
+      }
+      for (const info of await index.sync(head, signal)) {
+        const reason = unusableReason(info.hooks, info.fee);
+        if (reason) {
+          if (!this.skipped.has(info.id)) {
+            this.skipped.add(info.id);
+            this.log(`swap: V4 pool ${info.id} (${info.currency0}/${info.currency1}) is not used: ${reason}`);
+          }
+          continue;
+        }
+        const token0 = info.currency0 === ZERO_ADDRESS ? wrapped : info.currency0;
+        const token1 = info.currency1 === ZERO_ADDRESS ? wrapped : info.currency1;
+        if (token0 === token1) continue;
+        refs.push({
+          source: src.name,
+          kind: 'v4',
+          address: info.id,
+          token0,
+          token1,
+          fee: info.fee,
+          v4: { manager, currency0: info.currency0, currency1: info.currency1, tickSpacing: info.tickSpacing },
+        });
+      }
+    }
+    return refs;
+  }
+
   /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
   private async loadMoreTicks(
     ctx: NodeContext,
@@ -128,7 +192,7 @@ export class OnchainSource implements LiquiditySource {
   ): Promise<void> {
     const requests = [];
     for (const [pool, s] of states) {
-      if (s.kind !== 'v3' || s.state.bitmap.has(word)) continue;
+      if (s.kind === 'v2' || s.state.bitmap.has(word)) continue;
       const known = [...s.state.bitmap.keys()];
       const dir = word < Math.min(...known) ? -1 : 1;
       const from = dir < 0 ? Math.min(...known) - 1 : Math.max(...known) + 1;
@@ -183,13 +247,25 @@ export class OnchainSource implements LiquiditySource {
         const hop: Hop = {
           source: pool.source,
           kind: pool.kind,
-          pool: checksum(pool.address),
+          pool: pool.kind === 'v4' ? pool.address : checksum(pool.address),
           tokenIn: checksum(cand.tokens[i]),
           tokenOut: checksum(cand.tokens[i + 1]),
           amountIn: amount,
           amountOut: quotes[i].amountOut,
           fee: pool.kind === 'v2' ? pool.fee * 100 : pool.fee,
         };
+        if (pool.v4) {
+          const zeroForOne = cand.tokens[i] === pool.token0;
+          const state = c.states.get(pool.address)?.state as { fees?: [number, number] } | undefined;
+          // The fee the trader pays in this direction: the LP fee plus any protocol fee.
+          hop.fee = state?.fees?.[zeroForOne ? 0 : 1] ?? pool.fee;
+          hop.v4 = {
+            currencyIn: checksum(zeroForOne ? pool.v4.currency0 : pool.v4.currency1),
+            currencyOut: checksum(zeroForOne ? pool.v4.currency1 : pool.v4.currency0),
+            fee: pool.fee,
+            tickSpacing: pool.v4.tickSpacing,
+          };
+        }
         amount = quotes[i].amountOut;
         return hop;
       });
