@@ -107,8 +107,8 @@ export interface V4PoolPlan {
   protocolFee?: [number, number];
   /** A FeeTakingHook (afterSwap + afterSwapReturnsDelta) at a flagged address. */
   feeTakingHook?: boolean;
-  /** Why the pool is there (printed by nothing; for readers). */
-  note: string;
+  /** Why the pool is there (for readers). */
+  note?: string;
 }
 
 /**

@@ -66,6 +66,7 @@ const ChainSettingsSchema = z.object({
       v3_tick_cross: gasNumber.optional(),
       v4_hop: gasNumber.optional(),
       v4_tick_cross: gasNumber.optional(),
+      v4_native_out: gasNumber.optional(),
       native_in: gasNumber.optional(),
       native_out: gasNumber.optional(),
       recipient: gasNumber.optional(),

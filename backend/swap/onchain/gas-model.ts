@@ -22,6 +22,8 @@ export interface GasModel {
   v4Hop: number;
   /** Each initialized tick a V4 swap crosses. */
   v4TickCross: number;
+  /** A V4 hop whose output currency is native: the adapter takes native and wraps it. */
+  v4NativeOut: number;
   /** Native input (wrapping msg.value instead of pulling through the approval pair); may be negative. */
   nativeIn: number;
   /** Native output (unwrapping and sending native to the receiver). */
@@ -39,8 +41,9 @@ export const DEFAULT_GAS_MODEL: GasModel = {
   v2Hop: 70_500,
   v3Hop: 105_500,
   v3TickCross: 45_000,
-  v4Hop: 120_000,
-  v4TickCross: 45_000,
+  v4Hop: 100_000,
+  v4TickCross: 35_000,
+  v4NativeOut: 32_000,
   nativeIn: -7_000,
   nativeOut: 45_000,
   recipient: 10_000,
@@ -57,6 +60,7 @@ export const GAS_MODEL_KEYS: Record<string, keyof GasModel> = {
   v3_tick_cross: 'v3TickCross',
   v4_hop: 'v4Hop',
   v4_tick_cross: 'v4TickCross',
+  v4_native_out: 'v4NativeOut',
   native_in: 'nativeIn',
   native_out: 'nativeOut',
   recipient: 'recipient',
@@ -75,7 +79,7 @@ export function gasModelFrom(overrides: Partial<Record<string, number>> | undefi
 }
 
 export interface GasShape {
-  hops: { kind: 'v2' | 'v3' | 'v4'; ticksCrossed?: number }[];
+  hops: { kind: 'v2' | 'v3' | 'v4'; ticksCrossed?: number; nativeOut?: boolean }[];
 }
 
 export function pathGas(path: GasShape, m: GasModel = DEFAULT_GAS_MODEL): number {
@@ -84,7 +88,7 @@ export function pathGas(path: GasShape, m: GasModel = DEFAULT_GAS_MODEL): number
     const ticks = hop.ticksCrossed ?? 0;
     if (hop.kind === 'v2') gas += m.v2Hop;
     else if (hop.kind === 'v3') gas += m.v3Hop + m.v3TickCross * ticks;
-    else gas += m.v4Hop + m.v4TickCross * ticks;
+    else gas += m.v4Hop + m.v4TickCross * ticks + (hop.nativeOut ? m.v4NativeOut : 0);
   }
   return gas;
 }

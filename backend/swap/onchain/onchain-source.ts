@@ -270,7 +270,13 @@ export class OnchainSource implements LiquiditySource {
         return hop;
       });
       paths.push({ amountIn: a.amountIn, amountOut: amount, hops });
-      gasShapes.push({ hops: cand.pools.map((pool, i) => ({ kind: pool.kind, ticksCrossed: quotes[i].ticksCrossed })) });
+      gasShapes.push({
+        hops: cand.pools.map((pool, i) => ({
+          kind: pool.kind,
+          ticksCrossed: quotes[i].ticksCrossed,
+          nativeOut: hops[i].v4?.currencyOut === ZERO_ADDRESS,
+        })),
+      });
     }
     const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
     const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut, c.model, req.toOther));
