@@ -1,3 +1,4 @@
+import { ApiError } from '../http/errors.js';
 import { address, array, bytes, callData, encode, tuple, uint, type Encodable } from './abi-encoder.js';
 import { isNative } from './route-request.js';
 import { isReverse, type Hop, type Route } from './route-model.js';
@@ -87,7 +88,9 @@ const ZERO_POOL = '0x0000000000000000000000000000000000000000';
  */
 function planV4Pool(hop: Hop, source: ResolvedSource): PlanPool {
   const adapter = source.v4?.adapter;
-  if (!adapter || !hop.v4) throw new Error(`V4 hop through ${source.name} without a v4 adapter or pool key`);
+  if (!hop.v4) throw new Error(`V4 hop through ${source.name} without its pool key`);
+  if (!adapter)
+    throw new ApiError('config_missing', `swap.yaml: sources.${source.name}.v4.adapter is not set (needed for V4 hops; no v4 adapter)`);
   return {
     adapter,
     assetTo: adapter,
