@@ -24,7 +24,7 @@ function load(relative: string, bytecodeOf: (json: Record<string, unknown>) => u
   try {
     json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    throw new Error(`missing DEX artifact ${relative}: ${(err as Error).message}`);
+    throw new Error(`missing DEX artifact ${relative}: ${(err as Error).message}`, { cause: err });
   }
   const raw = bytecodeOf(json);
   if (typeof raw !== 'string' || raw.replace(/^0x/, '').length === 0 || !Array.isArray(json.abi)) {
