@@ -152,6 +152,11 @@ export async function buildRoute(req: RouteRequest, deps: BuildDeps, signal: Abo
   const direction = wrapDirection(req.tokenIn, req.tokenOut, requireSetting(settings, 'wrapped_native'));
   if (direction) {
     const res = buildWrapResponse(req, direction, settings);
+    // No liquidity source runs for a wrap: the node still prices its gas.
+    if (req.gasPrice === undefined && settings.rpc_url && deps.gasSimulator) {
+      const price = await deps.gasSimulator.gasPrice(settings.rpc_url, signal);
+      if (price !== undefined) res.gasPrice = price.toString();
+    }
     await simulateGas(res, req, settings, deps, signal);
     return res;
   }

@@ -52,6 +52,7 @@ describe('wraps and gas estimates on a real chain', () => {
     assert.equal(route.value, amountIn);
     assert.equal(route.swapType, 'simple');
     assert.equal(route.routeInfo.gasSource, 'simulation');
+    assert.ok(BigInt(route.gasPrice) > 0n, 'the node prices a wrap too');
     assert.deepEqual(
       route.routeInfo.paths.map((p: any) => p.hops.map((x: any) => x.dex)),
       [['wrap']],

@@ -47,6 +47,16 @@ export class GasSimulator {
     return c;
   }
 
+  /** The node's gas price, or undefined when it cannot be asked. */
+  async gasPrice(url: string, signal?: AbortSignal): Promise<bigint | undefined> {
+    try {
+      return BigInt(await this.client(url).call<string>('eth_gasPrice', [], signal));
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return undefined;
+    }
+  }
+
   /** True once a node has refused state overrides; it is not asked again. */
   refusesOverrides(url: string): boolean {
     return this.noOverrides.has(url);

@@ -149,11 +149,14 @@ export class OnchainSource implements LiquiditySource {
       const where = `swap.yaml: chains.${req.chain}.sources.${src.name}.v4`;
       if (!src.v4.pool_manager) throw new ApiError('config_missing', `${where}.pool_manager is not set`);
       if (!src.v4.adapter) throw new ApiError('config_missing', `${where}.adapter is not set`);
+      // Indexing from genesis on a real chain would take thousands of log requests: say where to start.
+      if (src.v4.from_block === undefined)
+        throw new ApiError('config_missing', `${where}.from_block is not set (the PoolManager's deployment block)`);
       const manager = src.v4.pool_manager.toLowerCase();
-      const key = `${manager}:${src.v4.from_block ?? 0}`;
+      const key = `${manager}:${src.v4.from_block}`;
       let index = ctx.v4.get(key);
       if (!index) {
-        index = new V4PoolIndex(ctx.rpc, manager, src.v4.from_block ?? 0, src.v4.log_range ?? DEFAULT_LOG_RANGE);
+        index = new V4PoolIndex(ctx.rpc, manager, src.v4.from_block, src.v4.log_range ?? DEFAULT_LOG_RANGE);
         ctx.v4.set(key, index);
       }
       for (const info of await index.sync(head, signal)) {
