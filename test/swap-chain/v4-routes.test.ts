@@ -129,6 +129,17 @@ describe('V4 pools (swapav3) in routes built through the real listener and execu
     assert.ok(versions.includes('v4') && versions.includes('v2'), versions.join(','));
   });
 
+  it('a native V4 pool in the middle of a multihop hands wrapped native to the next hop', async () => {
+    const route = await run(
+      { tokenIn: h.token('DOGE'), tokenOut: h.token('USDT'), amountIn: units('20000', 'DOGE'), includedSources: ['swapav3'] },
+      'multihop',
+    );
+    const [first, second] = hops(route);
+    assert.equal(first.pool, pool('BNB', 'DOGE').id);
+    assert.equal(first.tokenOut, h.token('WBNB'));
+    assert.equal(second.tokenIn, h.token('WBNB'));
+  });
+
   it('the protocol-fee pool is quoted to the wei in both directions', async () => {
     const p = pool('BTCB', 'ETH');
     assert.ok(p.protocolFee > 0);

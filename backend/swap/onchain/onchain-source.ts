@@ -17,6 +17,7 @@ import { unusableReason } from './v4-state.js';
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
 const EXTRA_WORDS = 8;
+const EXTRA_WORDS_V4 = 64;
 
 interface NodeContext {
   rpc: JsonRpcClient;
@@ -199,7 +200,9 @@ export class OnchainSource implements LiquiditySource {
       const known = [...s.state.bitmap.keys()];
       const dir = word < Math.min(...known) ? -1 : 1;
       const from = dir < 0 ? Math.min(...known) - 1 : Math.max(...known) + 1;
-      for (let i = 0; i < EXTRA_WORDS; i++) requests.push({ pool, state: s.state, word: from + dir * i });
+      // V4 words come in one extsload per PoolManager, so reading many costs little more than one.
+      const count = s.kind === 'v4' ? EXTRA_WORDS_V4 : EXTRA_WORDS;
+      for (let i = 0; i < count; i++) requests.push({ pool, state: s.state, word: from + dir * i });
     }
     await ctx.reader.loadWords(requests, block, signal);
   }
