@@ -103,24 +103,17 @@ export interface BuildDeps {
 }
 
 /**
- * The simulation runs in the latest block's context. A V2 pair or V3 pool last traded in that very
- * block skips its price-accumulator / oracle write there, but pays it when the wallet's transaction
- * lands in a later block: cold SSTOREs the estimate cannot see. This headroom per hop covers them,
- * so `gas` works as the transaction's gas limit. V4 pools keep no oracle.
- */
-const ACCUMULATOR_HEADROOM: Partial<Record<string, bigint>> = { v2: 12_000n, v3: 8_000n };
-
-function accumulatorHeadroom(res: RouteResponse): bigint {
-  let extra = 0n;
-  for (const p of res.routeInfo.paths) for (const h of p.hops) extra += ACCUMULATOR_HEADROOM[h.version] ?? 0n;
-  return extra;
-}
-
-/**
  * Replaces the model's gas with a simulation of the exact calldata when the chain has a node, the
  * request and settings allow it, and the node takes state overrides. gasUsd follows the new figure.
  */
-async function simulateGas(res: RouteResponse, req: RouteRequest, settings: ChainSettings, deps: BuildDeps, signal: AbortSignal) {
+async function simulateGas(
+  res: RouteResponse,
+  req: RouteRequest,
+  settings: ChainSettings,
+  deps: BuildDeps,
+  signal: AbortSignal,
+  headroom = 0n,
+) {
   const enabled = req.simulateGas ?? settings.gas_simulation ?? true;
   if (!enabled || !deps.gasSimulator || !settings.rpc_url || res.routeInfo.source !== 'onchain') return;
   let gas = await deps.gasSimulator.estimate(
@@ -137,7 +130,7 @@ async function simulateGas(res: RouteResponse, req: RouteRequest, settings: Chai
     signal,
   );
   if (gas === undefined) return;
-  gas += accumulatorHeadroom(res);
+  gas += headroom;
   const modelGas = Number(res.gas);
   if (res.gasUsd !== null && modelGas > 0) res.gasUsd = Math.round(((res.gasUsd * Number(gas)) / modelGas) * 1e6) / 1e6;
   res.gas = gas.toString();
@@ -176,6 +169,6 @@ export async function buildRoute(req: RouteRequest, deps: BuildDeps, signal: Abo
     signal,
   );
   const res = buildResponse(req, found, settings, sources);
-  await simulateGas(res, req, settings, deps, signal);
+  await simulateGas(res, req, settings, deps, signal, found.meta.simulationHeadroom);
   return res;
 }

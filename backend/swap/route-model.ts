@@ -56,6 +56,11 @@ export interface RouteMeta {
   gas: bigint;
   /** Sources answer 'model'; the builder replaces gas with a simulation when it can. */
   gasSource: GasSource;
+  /**
+   * Gas a simulation at the latest block cannot see but the transaction will pay (price
+   * accumulators of pools that traded in that block); added to a simulated figure.
+   */
+  simulationHeadroom?: bigint;
   gasPrice: bigint;
   gasUsd: number | null;
   amountInUsd: number | null;

@@ -95,7 +95,7 @@ describe('wraps and gas estimates on a real chain', () => {
     ],
     [
       'V3 simple',
-      (h) => ({ tokenIn: h.token('WBNB'), tokenOut: h.token('ETH'), amountIn: units(h, '300', 'WBNB'), includedSources: ['swapav3'] }),
+      (h) => ({ tokenIn: h.token('ETH'), tokenOut: h.token('USDC'), amountIn: units(h, '100', 'ETH'), includedSources: ['swapb-v3'] }),
     ],
     ['batch', (h) => ({ tokenIn: h.token('WBNB'), tokenOut: h.token('USDT'), amountIn: units(h, '800', 'WBNB') })],
     ['multihop', (h) => ({ tokenIn: h.token('DOGE'), tokenOut: h.token('MEME'), amountIn: units(h, '1000', 'DOGE') })],

@@ -14,6 +14,23 @@ import { usdPricer } from './usd-prices.js';
 import { V4PoolIndex } from './v4-pool-index.js';
 import { unusableReason } from './v4-state.js';
 
+/**
+ * A simulation runs in the latest block's context. A V2 pair that traded in that very block skips
+ * its price-accumulator update there (timeElapsed = 0) but pays it, two cold SSTOREs, when the
+ * wallet's transaction lands in a later block; a V3 pool likewise writes a new oracle observation
+ * (its timestamp is not read, so V3 hops always get the allowance). V4 pools keep no oracle.
+ */
+const V2_ACCUMULATOR_GAS = 12_000n;
+const V3_ORACLE_GAS = 8_000n;
+
+function accumulatorHeadroom(hop: Hop, states: Map<string, PoolState>, block: BlockRef): bigint {
+  if (hop.kind === 'v3') return V3_ORACLE_GAS;
+  if (hop.kind !== 'v2') return 0n;
+  const s = states.get(hop.pool.toLowerCase());
+  const last = s?.kind === 'v2' ? s.state.timestampLast : undefined;
+  return last === undefined || block.timestamp === undefined || last === block.timestamp ? V2_ACCUMULATOR_GAS : 0n;
+}
+
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
 const EXTRA_WORDS = 8;
@@ -86,11 +103,15 @@ export class OnchainSource implements LiquiditySource {
       }
       ctx.chainChecked = true;
     }
-    const latest = head[0] as { number?: string; hash?: string } | null;
+    const latest = head[0] as { number?: string; hash?: string; timestamp?: string } | null;
     if (!latest?.number || !latest.hash) throw new RpcError(`the RPC node ${describeNode(url)} returned no latest block`);
     // State is read at this block number and cached under its hash, so a reorg (or a test's
     // evm_revert) that reuses the number never serves stale state.
-    const block: BlockRef = { tag: latest.number, hash: latest.hash };
+    const block: BlockRef = {
+      tag: latest.number,
+      hash: latest.hash,
+      timestamp: latest.timestamp ? Number(BigInt(latest.timestamp)) : undefined,
+    };
     const gasPrice = req.gasPrice ?? BigInt(head[1] as string);
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
@@ -286,6 +307,10 @@ export class OnchainSource implements LiquiditySource {
     }
     const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
     const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut, c.model, req.toOther));
+    const simulationHeadroom = paths.reduce(
+      (sum, p) => sum + p.hops.reduce((s, h) => s + accumulatorHeadroom(h, c.states, c.block), 0n),
+      0n,
+    );
     const usd = await usdPricer({
       reader: c.ctx.reader,
       block: c.block,
@@ -304,6 +329,7 @@ export class OnchainSource implements LiquiditySource {
         blockNumber: Number(BigInt(c.block.tag)),
         gas,
         gasSource: 'model',
+        simulationHeadroom,
         gasPrice: c.gasPrice,
         gasUsd,
         amountInUsd: usd.value(c.tokenIn, req.amountIn),

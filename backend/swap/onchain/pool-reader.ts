@@ -37,6 +37,8 @@ export interface PoolRef {
 export interface V2State {
   reserve0: bigint;
   reserve1: bigint;
+  /** The pair's blockTimestampLast: equal to the block's time when it traded in that block. */
+  timestampLast?: number;
 }
 
 export type PoolState = { kind: 'v2'; state: V2State } | { kind: 'v3' | 'v4'; state: V3PoolState };
@@ -45,6 +47,8 @@ export type PoolState = { kind: 'v2'; state: V2State } | { kind: 'v3' | 'v4'; st
 export interface BlockRef {
   tag: string;
   hash: string;
+  /** The block's time (seconds), when known. */
+  timestamp?: number;
 }
 
 export interface FactoryQuery {
@@ -165,7 +169,10 @@ export class PoolReader {
     for (const p of missing) {
       if (p.kind === 'v2') {
         const r = results[k++];
-        this.states.set(p.address, { kind: 'v2', state: { reserve0: word(r, 0), reserve1: word(r, 1) } });
+        this.states.set(p.address, {
+          kind: 'v2',
+          state: { reserve0: word(r, 0), reserve1: word(r, 1), timestampLast: Number(word(r, 2)) },
+        });
         continue;
       }
       const slot0 = results[k++];
