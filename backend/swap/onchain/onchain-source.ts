@@ -11,25 +11,8 @@ import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
-import { V4PoolIndex } from './v4-pool-index.js';
-import { unusableReason } from './v4-state.js';
-
-/**
- * A simulation runs in the latest block's context. A V2 pair that traded in that very block skips
- * its price-accumulator update there (timeElapsed = 0) but pays it, two cold SSTOREs, when the
- * wallet's transaction lands in a later block; a V3 pool likewise writes a new oracle observation
- * (its timestamp is not read, so V3 hops always get the allowance). V4 pools keep no oracle.
- */
-const V2_ACCUMULATOR_GAS = 12_000n;
-const V3_ORACLE_GAS = 8_000n;
-
-function accumulatorHeadroom(hop: Hop, states: Map<string, PoolState>, block: BlockRef): bigint {
-  if (hop.kind === 'v3') return V3_ORACLE_GAS;
-  if (hop.kind !== 'v2') return 0n;
-  const s = states.get(hop.pool.toLowerCase());
-  const last = s?.kind === 'v2' ? s.state.timestampLast : undefined;
-  return last === undefined || block.timestamp === undefined || last === block.timestamp ? V2_ACCUMULATOR_GAS : 0n;
-}
+import { simulationHeadroom } from './simulation-headroom.js';
+import { V4Pools } from './v4-pools.js';
 
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
@@ -41,12 +24,9 @@ interface NodeContext {
   reader: PoolReader;
   chainChecked: boolean;
   discovered: DiscoveryCache;
-  /** V4 pool indexes per PoolManager (and its from_block). */
-  v4: Map<string, V4PoolIndex>;
 }
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-const DEFAULT_LOG_RANGE = 5_000;
 
 /**
  * The embedded liquidity source (`liquidity: onchain`): discovers pools through each enabled
@@ -56,17 +36,18 @@ const DEFAULT_LOG_RANGE = 5_000;
 export class OnchainSource implements LiquiditySource {
   readonly name = 'onchain' as const;
   private readonly nodes = new Map<string, NodeContext>();
-  /** V4 pools whose skip reason was logged already (once per pool). */
-  private readonly skipped = new Set<string>();
+  private readonly v4: V4Pools;
 
   /** `log` receives one line per V4 pool that is skipped (hooks, dynamic fee), once. */
-  constructor(private readonly log: (line: string) => void = () => {}) {}
+  constructor(log: (line: string) => void = () => {}) {
+    this.v4 = new V4Pools(log);
+  }
 
   private node(url: string): NodeContext {
     let ctx = this.nodes.get(url);
     if (!ctx) {
       const rpc = new JsonRpcClient(url);
-      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false, discovered: new Map(), v4: new Map() };
+      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false, discovered: new Map() };
       this.nodes.set(url, ctx);
     }
     return ctx;
@@ -120,7 +101,7 @@ export class OnchainSource implements LiquiditySource {
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
-    const v4Pools = await this.v4Pools(ctx, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash }, signal);
+    const v4Pools = await this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash }, signal);
     const { refs, byPair } = await discoverPools(
       ctx.reader,
       ctx.discovered,
@@ -151,60 +132,6 @@ export class OnchainSource implements LiquiditySource {
         await this.loadMoreTicks(ctx, states, err.word, block, signal);
       }
     }
-  }
-
-  /**
-   * The routable V4 pools of each enabled source with a `v4:` block, from its PoolManager's
-   * Initialize logs. Pools the router's V4 adapter cannot swap exactly (hooks, dynamic fee) are
-   * left out, and the reason is logged once per pool.
-   */
-  private async v4Pools(
-    ctx: NodeContext,
-    req: SourceRequest,
-    wrapped: string,
-    head: { number: number; hash: string },
-    signal: AbortSignal,
-  ): Promise<PoolRef[]> {
-    const refs: PoolRef[] = [];
-    for (const src of req.sources) {
-      if (!src.v4) continue;
-      const where = `swap.yaml: chains.${req.chain}.sources.${src.name}.v4`;
-      if (!src.v4.pool_manager) throw new ApiError('config_missing', `${where}.pool_manager is not set`);
-      if (!src.v4.adapter) throw new ApiError('config_missing', `${where}.adapter is not set`);
-      // Indexing from genesis on a real chain would take thousands of log requests: say where to start.
-      if (src.v4.from_block === undefined)
-        throw new ApiError('config_missing', `${where}.from_block is not set (the PoolManager's deployment block)`);
-      const manager = src.v4.pool_manager.toLowerCase();
-      const key = `${manager}:${src.v4.from_block}`;
-      let index = ctx.v4.get(key);
-      if (!index) {
-        index = new V4PoolIndex(ctx.rpc, manager, src.v4.from_block, src.v4.log_range ?? DEFAULT_LOG_RANGE);
-        ctx.v4.set(key, index);
-      }
-      for (const info of await index.sync(head, signal)) {
-        const reason = unusableReason(info.hooks, info.fee);
-        if (reason) {
-          if (!this.skipped.has(info.id)) {
-            this.skipped.add(info.id);
-            this.log(`swap: V4 pool ${info.id} (${info.currency0}/${info.currency1}) is not used: ${reason}`);
-          }
-          continue;
-        }
-        const token0 = info.currency0 === ZERO_ADDRESS ? wrapped : info.currency0;
-        const token1 = info.currency1 === ZERO_ADDRESS ? wrapped : info.currency1;
-        if (token0 === token1) continue;
-        refs.push({
-          source: src.name,
-          kind: 'v4',
-          address: info.id,
-          token0,
-          token1,
-          fee: info.fee,
-          v4: { manager, currency0: info.currency0, currency1: info.currency1, tickSpacing: info.tickSpacing },
-        });
-      }
-    }
-    return refs;
   }
 
   /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
@@ -307,10 +234,7 @@ export class OnchainSource implements LiquiditySource {
     }
     const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
     const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut, c.model, req.toOther));
-    const simulationHeadroom = paths.reduce(
-      (sum, p) => sum + p.hops.reduce((s, h) => s + accumulatorHeadroom(h, c.states, c.block), 0n),
-      0n,
-    );
+    const headroom = simulationHeadroom(paths, c.states, c.block);
     const usd = await usdPricer({
       reader: c.ctx.reader,
       block: c.block,
@@ -329,7 +253,7 @@ export class OnchainSource implements LiquiditySource {
         blockNumber: Number(BigInt(c.block.tag)),
         gas,
         gasSource: 'model',
-        simulationHeadroom,
+        simulationHeadroom: headroom,
         gasPrice: c.gasPrice,
         gasUsd,
         amountInUsd: usd.value(c.tokenIn, req.amountIn),

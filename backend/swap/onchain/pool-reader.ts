@@ -9,10 +9,9 @@ import {
   extsloadCall,
   liquidityKey,
   liquidityNetOf,
-  parseSlot0,
+  v4PoolState,
   poolStateSlot,
   slot0Key,
-  swapFee,
   tickKey,
 } from './v4-state.js';
 
@@ -148,20 +147,8 @@ export class PoolReader {
     for (const list of v4Managers.values()) {
       const words = decodeWords(results[k++]);
       list.forEach((p, i) => {
-        const slot0 = parseSlot0(words[2 * i]);
-        const fees: [number, number] = [swapFee(slot0.protocolFee[0], slot0.lpFee), swapFee(slot0.protocolFee[1], slot0.lpFee)];
-        const state: V3PoolState = {
-          sqrtPriceX96: slot0.sqrtPriceX96,
-          tick: slot0.tick,
-          liquidity: words[2 * i + 1] & ((1n << 128n) - 1n),
-          fee: fees[0],
-          fees,
-          tickSpacing: p.v4!.tickSpacing,
-          bitmap: new Map(),
-          liquidityNet: new Map(),
-        };
-        // An uninitialized pool (price 0), or one whose fee takes the whole input, cannot be quoted.
-        if (state.sqrtPriceX96 === 0n || fees[0] >= 1_000_000 || fees[1] >= 1_000_000) return;
+        const state = v4PoolState(words[2 * i], words[2 * i + 1], p.v4!.tickSpacing);
+        if (!state) return;
         this.states.set(p.address, { kind: 'v4', state });
         v3.push({ ref: p, state });
       });

@@ -1,5 +1,6 @@
 import { AbiCoder, keccak256 } from 'ethers';
 import type { RpcCall } from './json-rpc.js';
+import type { V3PoolState } from './v3-quote.js';
 
 /**
  * The PoolManager's storage layout (facts/uniswap-v4.md): pools mapping at slot 6, per pool
@@ -83,4 +84,24 @@ export function unusableReason(hooks: string, fee: number): string | undefined {
     return `it has hooks ${hooks}${swapBits ? ' with swap permissions (beforeSwap/afterSwap/returns-delta) that can change swap amounts' : ''}; the router's V4 adapter swaps only hookless pools`;
   }
   return undefined;
+}
+
+/**
+ * A V4 pool's quoting state from its slot0 and liquidity words: the V3 step math with the swap fee
+ * per direction. Undefined for an uninitialized pool (price 0) or one whose fee takes the whole input.
+ */
+export function v4PoolState(slot0Word: bigint, liquidityWord: bigint, tickSpacing: number): V3PoolState | undefined {
+  const slot0 = parseSlot0(slot0Word);
+  const fees: [number, number] = [swapFee(slot0.protocolFee[0], slot0.lpFee), swapFee(slot0.protocolFee[1], slot0.lpFee)];
+  if (slot0.sqrtPriceX96 === 0n || fees[0] >= 1_000_000 || fees[1] >= 1_000_000) return undefined;
+  return {
+    sqrtPriceX96: slot0.sqrtPriceX96,
+    tick: slot0.tick,
+    liquidity: liquidityWord & ((1n << 128n) - 1n),
+    fee: fees[0],
+    fees,
+    tickSpacing,
+    bitmap: new Map(),
+    liquidityNet: new Map(),
+  };
 }
