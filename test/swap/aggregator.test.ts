@@ -192,6 +192,16 @@ test("V4: the aggregator's V4 exchange maps to swapav3 with the PoolId and the a
   assert.equal(r.routeInfo.paths[0].hops[0].tokenIn, WBNB);
 });
 
+test('V4: a PoolId hop under a V3 exchange id is still encoded as a V4 hop', async () => {
+  const { r } = await roundTrip(
+    { tokenIn: USDT, tokenOut: USDC, amountIn: 5000n, includedSources: ['swapav3'] },
+    [[e(POOL_ID, USDT, USDC, 5000n, 4990n, 'pancake-v3', { fee: 100, tickSpacing: 1 })]],
+    {},
+    { [POOL_ID]: { fee: 100, tickSpacing: 1 } },
+  );
+  assert.equal(r.routeInfo.paths[0].hops[0].version, 'v4');
+});
+
 test('V4: a hooked V4 hop is unusable: the retry excludes the V4 exchange', async () => {
   const hooked = [
     [

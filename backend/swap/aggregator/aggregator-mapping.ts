@@ -48,7 +48,9 @@ function v4Key(e: AggregatorRouteEntry): { fee: number; tickSpacing: number } | 
   return { fee, tickSpacing };
 }
 
-const isV4 = (e: AggregatorRouteEntry, ctx: MappingContext) => ctx.v4Exchanges?.has(e.exchange.toLowerCase()) ?? false;
+/** A V4 hop: its exchange is listed under `v4.exchanges`, or its pool is a PoolId (32 bytes, no address). */
+const isV4 = (e: AggregatorRouteEntry, ctx: MappingContext) =>
+  (ctx.v4Exchanges?.has(e.exchange.toLowerCase()) ?? false) || /^0x[0-9a-fA-F]{64}$/.test(e.pool);
 
 function v3Fee(extra: unknown): number | null {
   if (!extra || typeof extra !== 'object') return null;
