@@ -65,24 +65,46 @@ export class V4PoolIndex {
 
   private async update(head: { number: number; hash: string }, signal: AbortSignal): Promise<V4PoolInfo[]> {
     if (this.checkpoint?.hash === head.hash) return this.pools;
-    let from = this.fromBlock;
     const cp = this.checkpoint;
-    if (cp) {
+    let from = this.fromBlock;
+    let verify: RpcCall | undefined;
+    if (cp && cp.number <= head.number) {
       from = cp.number + 1;
-      const check =
-        cp.number <= head.number
-          ? await this.rpc.call<{ hash?: string } | null>('eth_getBlockByNumber', [`0x${cp.number.toString(16)}`, false], signal)
-          : null;
-      if (check?.hash !== cp.hash) {
-        from = Math.max(this.fromBlock, Math.min(cp.number, head.number) - REORG_DEPTH);
-        this.pools = this.pools.filter((p) => p.block < from);
-      }
+      // The checkpoint's hash is checked in the same batch as the new logs (no extra round trip).
+      verify = { method: 'eth_getBlockByNumber', params: [`0x${cp.number.toString(16)}`, false] };
+    } else if (cp) {
+      from = this.rewind(cp.number, head.number);
     }
+    let read = await this.readLogs(from, head.number, verify, signal);
+    if (cp && verify && read.checkHash !== cp.hash) {
+      read = await this.readLogs(this.rewind(cp.number, head.number), head.number, undefined, signal);
+    }
+    const known = new Set(this.pools.map((p) => p.id));
+    this.pools = [...this.pools, ...read.found.filter((p) => !known.has(p.id))];
+    this.checkpoint = { number: head.number, hash: head.hash };
+    return this.pools;
+  }
+
+  /** The chain no longer has the checkpoint: forget the last REORG_DEPTH blocks and read them again. */
+  private rewind(checkpoint: number, head: number): number {
+    const from = Math.max(this.fromBlock, Math.min(checkpoint, head) - REORG_DEPTH);
+    this.pools = this.pools.filter((p) => p.block < from);
+    return from;
+  }
+
+  private async readLogs(
+    from: number,
+    to: number,
+    verify: RpcCall | undefined,
+    signal: AbortSignal,
+  ): Promise<{ found: V4PoolInfo[]; checkHash?: string }> {
     const found: V4PoolInfo[] = [];
-    for (let start = from; start <= head.number;) {
-      const calls: RpcCall[] = [];
-      for (let k = 0; k < CHUNKS_PER_BATCH && start <= head.number; k++) {
-        const end = Math.min(head.number, start + this.logRange - 1);
+    let checkHash: string | undefined;
+    let first = true;
+    for (let start = from; start <= to || (first && verify); first = false) {
+      const calls: RpcCall[] = first && verify ? [verify] : [];
+      for (let k = 0; k < CHUNKS_PER_BATCH && start <= to; k++) {
+        const end = Math.min(to, start + this.logRange - 1);
         calls.push({
           method: 'eth_getLogs',
           params: [
@@ -91,13 +113,12 @@ export class V4PoolIndex {
         });
         start = end + 1;
       }
-      for (const logs of await this.rpc.batch<RawLog[]>(calls, signal)) {
+      const answers = await this.rpc.batch<unknown>(calls, signal);
+      if (first && verify) checkHash = (answers.shift() as { hash?: string } | null)?.hash;
+      for (const logs of answers as RawLog[][]) {
         for (const log of logs) if (!log.removed && log.topics.length === 4) found.push(parseInitialize(log));
       }
     }
-    const known = new Set(this.pools.map((p) => p.id));
-    this.pools = [...this.pools, ...found.filter((p) => !known.has(p.id))];
-    this.checkpoint = { number: head.number, hash: head.hash };
-    return this.pools;
+    return { found, checkHash };
   }
 }
