@@ -1,4 +1,4 @@
-import type { Block, Usage } from '../llm/llm-types.js';
+import type { Block, FailureCode, Usage } from '../llm/llm-types.js';
 
 /** A message as stored in events.jsonl (blocks keep protocol data such as thinking signatures). */
 export interface StoredMessage {
@@ -78,7 +78,7 @@ export type TurnFrameBody =
   | { type: 'turn.compacted'; through_message_id: string; tokens_before: number; tokens_after: number }
   | ({ type: 'turn.usage' } & Usage)
   | { type: 'turn.completed'; message_id: string; stop_reason: 'end_turn' | 'max_tokens' | 'max_steps' }
-  | { type: 'turn.failed'; error: { code: string; message: string } };
+  | { type: 'turn.failed'; error: { code: FailureCode; message: string } };
 
 export type TurnFrame = TurnFrameBody & { workspace_id: string; session_id: string; turn_id: string; seq: number };
 

@@ -23,6 +23,17 @@ import type { ToolCallOutcome, ToolProvider, ToolSpec } from './tool-provider.js
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
+/** DESIGN 6: a tool result is cut to 100 KB (the provider cuts; this guards against one that does not). */
+export const MAX_RESULT_BYTES = 100 * 1024;
+
+function capResult(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') <= MAX_RESULT_BYTES) return text;
+  const cut = Buffer.from(text, 'utf8')
+    .subarray(0, MAX_RESULT_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${cut}\n[result cut to 100 KB]`;
+}
 
 export interface TurnContext {
   workspaceId: string;
@@ -226,7 +237,7 @@ async function runTools(ctx: TurnContext, calls: Extract<Block, { type: 'tool_ca
       needs_approval: needsApproval,
     });
     const outcome = await runOne(ctx, call, spec, needsApproval);
-    const content = scrub(outcome.content, ctx.model.endpoint.apiKey);
+    const content = capResult(scrub(outcome.content, ctx.model.endpoint.apiKey));
     ctx.channel.emit({ type: 'turn.tool_result', call_id: call.call_id, ok: outcome.ok, content });
     results.push({
       type: 'tool_result',

@@ -128,6 +128,26 @@ describe('provider failures and protocol quirks', () => {
     assert.equal(fake.seen.length, 4);
   });
 
+  it('does not wait for a Retry-After beyond the timeout; a too-long prompt is context_overflow', async () => {
+    await rig.setProfile({ model: 'c:m1', timeout_seconds: 5 });
+    fake.next(
+      { status: 429, headers: { 'retry-after': '60' }, chunks: ['{"error":{"message":"later"}}'] },
+      { chunks: compat.reply('never') },
+    );
+    const sid = await rig.newSession();
+    const { end } = await rig.turn(sid, 'hi');
+    assert.equal(end.error.code, 'provider_rate_limited');
+    assert.equal(fake.seen.length, 1, 'a wait past the timeout is not started');
+    // Waiting would have ended the turn as timeout instead.
+
+    fake.next({
+      status: 400,
+      chunks: ['{"error":{"message":"This model\'s maximum context length is 8192 tokens","type":"invalid_request_error"}}'],
+    });
+    const overflow = await rig.turn(sid, 'a very long prompt');
+    assert.equal(overflow.end.error.code, 'context_overflow');
+  });
+
   it('401 fails at once as provider_unauthorized; a body echoing the key never leaks it', async () => {
     const echo = JSON.stringify({
       error: { message: `Incorrect API key provided: ${TEST_KEY}. Authorization: Bearer ${TEST_KEY}`, type: 'invalid_request_error' },
