@@ -26,7 +26,7 @@ describe('electron-builder.yml', () => {
     assert.equal(config.productName, 'Service');
     assert.deepEqual(targets(config.mac), ['dmg', 'zip']);
     assert.deepEqual(targets(config.win), ['nsis']);
-    assert.deepEqual(targets(config.linux), ['AppImage', 'deb']);
+    assert.deepEqual(targets(config.linux), ['deb', 'AppImage']);
   });
 
   it('uses real icons from resources/', () => {
