@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
 import { resetPairing } from './cli/reset-pairing.js';
+import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
 import { createService, type Service } from './service.js';
 import { VERSION } from './version.js';
@@ -34,7 +35,10 @@ function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, p
 
 async function serve(options: CliOptions): Promise<void> {
   let service: Service;
+  let lock: InstanceLock;
   try {
+    // One backend per data directory, checked before anything in it is touched.
+    lock = await InstanceLock.acquire(options.dataDir);
     service = await createService({
       dataDir: options.dataDir,
       host: options.host,
@@ -44,7 +48,8 @@ async function serve(options: CliOptions): Promise<void> {
       swapEnabled: options.swapPort !== 'off',
     });
   } catch (err) {
-    process.stderr.write(`error: cannot use data directory ${options.dataDir}: ${(err as Error).message}\n`);
+    if (err instanceof InstanceLockedError) process.stderr.write(`error: ${err.message}\n`);
+    else process.stderr.write(`error: cannot use data directory ${options.dataDir}: ${(err as Error).message}\n`);
     process.exit(1);
   }
   const { logger } = service;
@@ -64,6 +69,7 @@ async function serve(options: CliOptions): Promise<void> {
   logger.info(`listening on http://${formatHost(options.host)}:${port}`);
 
   let swapServer: Server | undefined;
+  let swapUrl: string | null = null;
   if (service.swapApp && options.swapPort !== 'off') {
     const swapPortWanted = options.swapPort;
     swapServer = createServer(service.swapApp);
@@ -74,7 +80,8 @@ async function serve(options: CliOptions): Promise<void> {
       listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
     );
     service.setSwapPort(swapPort);
-    logger.info(`swap builder listening on http://${SWAP_HOST}:${swapPort}`);
+    swapUrl = `http://${SWAP_HOST}:${swapPort}`;
+    logger.info(`swap builder listening on ${swapUrl}`);
   }
 
   let stopping = false;
@@ -100,6 +107,10 @@ async function serve(options: CliOptions): Promise<void> {
   if (process.channel) {
     process.on('disconnect', () => shutdown('parent exited'));
   }
+  // The desktop app finds a running backend for its data directory here.
+  lock.update({ url: `http://${formatHost(options.host)}:${port}`, swapUrl }).catch((err: Error) => {
+    logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,5 +1,5 @@
 // Electron main process: wiring only. The logic lives in plain modules (supervisor, logs, ipc).
-import { app, shell, type BrowserWindow } from 'electron';
+import { app, shell, utilityProcess, type BrowserWindow } from 'electron';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultDataDir } from '../../backend/data/data-dir.js';
@@ -7,6 +7,8 @@ import { runtimePaths } from '../build-layout.js';
 import { LogBuffer } from '../logs/log-buffer.js';
 import { LogFileMirror } from '../logs/log-file-mirror.js';
 import { BackendSupervisor } from '../supervisor/backend-supervisor.js';
+import { findRunningBackend } from '../supervisor/running-backend.js';
+import { utilityProcessLauncher } from '../supervisor/utility-process.js';
 import { CredentialStore } from './credential-store.js';
 import { registerIpc, sendShowLogs } from './ipc-handlers.js';
 import { installMenu } from './menu.js';
@@ -43,7 +45,14 @@ async function run(): Promise<void> {
   const dataDir = defaultDataDir();
   const logDir = app.getPath('logs');
   const log = new LogBuffer({ mirror: new LogFileMirror(path.join(logDir, 'backend.log')) });
-  const supervisor = new BackendSupervisor({ entry: paths.backendEntry, dataDir, log, execPath: process.execPath, runAsNode: true });
+  const supervisor = new BackendSupervisor({
+    entry: paths.backendEntry,
+    dataDir,
+    log,
+    // A utility process, not ELECTRON_RUN_AS_NODE: the RunAsNode fuse is off in the package.
+    launch: utilityProcessLauncher((modulePath, args, options) => utilityProcess.fork(modulePath, args, options)),
+    findRunning: () => findRunningBackend(dataDir),
+  });
   const credentials = new CredentialStore(path.join(app.getPath('userData'), 'credential.enc'));
 
   hardenWebContents();

@@ -77,7 +77,6 @@ describe('the bundled backend (dist-app, from npm run build:app)', () => {
       entry,
       dataDir: path.join(dir, 'data'),
       log: new LogBuffer(),
-      runAsNode: true,
       preferredPort: 0,
       preferredSwapPort: 0,
       timing: { healthPollMs: 20 },
