@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
+import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
 import { resetPairing } from './cli/reset-pairing.js';
 import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
@@ -36,6 +37,14 @@ function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, p
 async function serve(options: CliOptions): Promise<void> {
   let service: Service;
   let lock: InstanceLock;
+  let extraCas: string[] = [];
+  try {
+    extraCas = options.caCerts ? readCaCertificates(options.caCerts) : [];
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  if (extraCas.length > 0) trustExtraCaCertificates(extraCas);
   try {
     // One backend per data directory, checked before anything in it is touched.
     lock = await InstanceLock.acquire(options.dataDir);
@@ -53,6 +62,7 @@ async function serve(options: CliOptions): Promise<void> {
     process.exit(1);
   }
   const { logger } = service;
+  if (extraCas.length > 0) logger.info(`trusting ${extraCas.length} extra CA certificate(s) from ${options.caCerts} for outgoing HTTPS`);
   if (!isLoopbackAddress(options.host)) {
     logger.error(`warning: listening on non-loopback address ${options.host}; anyone who can reach it can try to pair`);
   }
