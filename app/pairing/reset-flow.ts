@@ -1,14 +1,10 @@
 import { resetPairing } from '../../backend/cli/reset-pairing.js';
 import type { LogBuffer } from '../logs/log-buffer.js';
 import type { PairingCode } from '../logs/pairing-code.js';
+import type { ResetResult } from '../ipc/contract.js';
 import type { BackendState } from '../supervisor/backend-state.js';
 
-export interface ResetResult {
-  /** The new code, read from the app's own backend log; null for a backend the app did not start. */
-  code: PairingCode | null;
-  /** The backend runs outside the app: its new code is in its own output, not in the app's log. */
-  external: boolean;
-}
+export type { ResetResult };
 
 /** The running backend's pairing status (no credential needed). */
 export async function pairingBound(url: string): Promise<boolean> {
@@ -64,4 +60,22 @@ export async function resetPairingForApp(options: {
     throw new Error(`cannot reset pairing in ${options.dataDir}: ${(err as Error).message}`);
   }
   return { code: await code, external: false };
+}
+
+/** The code of a reset the user confirmed from the menu, handed to the renderer once. */
+export class PendingResetCode {
+  private code: PairingCode | null = null;
+
+  constructor(private readonly log: LogBuffer) {}
+
+  set(code: PairingCode | null): void {
+    this.code = code;
+  }
+
+  /** Only while it is still the backend's current code (not used, not replaced). */
+  take(): PairingCode | null {
+    const code = this.code;
+    this.code = null;
+    return code && this.log.pairingCode?.code === code.code ? code : null;
+  }
 }
