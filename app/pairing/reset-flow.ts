@@ -57,7 +57,7 @@ export async function resetPairingForApp(options: {
     await resetPairing(options.dataDir);
   } catch (err) {
     cancel();
-    throw new Error(`cannot reset pairing in ${options.dataDir}: ${(err as Error).message}`);
+    throw new Error(`cannot reset pairing in ${options.dataDir}: ${(err as Error).message}`, { cause: err });
   }
   return { code: await code, external: false };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { BackendProcess, ExitInfo, Launcher } from './launcher.js';
+import type { ExitInfo, Launcher } from './launcher.js';
 
 /**
  * The part of Electron's UtilityProcess the launcher uses (structural, so this module never

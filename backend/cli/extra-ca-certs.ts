@@ -14,7 +14,9 @@ export function readCaCertificates(file: string): string[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`-ca-certs ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(`-ca-certs ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+      cause: err,
+    });
   }
   const pems = text.match(PEM_BLOCK) ?? [];
   if (pems.length === 0) throw new Error(`-ca-certs ${file}: no PEM certificate ("-----BEGIN CERTIFICATE-----") in the file`);
@@ -22,7 +24,7 @@ export function readCaCertificates(file: string): string[] {
     try {
       tls.createSecureContext({ ca: pem });
     } catch (err) {
-      throw new Error(`-ca-certs ${file}: not a valid certificate (${(err as Error).message})`);
+      throw new Error(`-ca-certs ${file}: not a valid certificate (${(err as Error).message})`, { cause: err });
     }
   }
   return pems;
