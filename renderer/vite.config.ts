@@ -14,7 +14,7 @@ export default defineConfig({
     {
       name: 'csp-meta-build-only',
       apply: 'serve',
-      transformIndexHtml: (html) => html.replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/, ''),
+      transformIndexHtml: (html) => html.replace(/\s*<meta\s+http-equiv="Content-Security-Policy"[^>]*>/, ''),
     },
   ],
   build: {

@@ -55,7 +55,7 @@ describe('app://renderer/ protocol path guard', () => {
 
 describe('the CSP <meta> in renderer/index.html', () => {
   const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
-  const metaPolicy = (html: string) => /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+  const metaPolicy = (html: string) => /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
   // A <meta> cannot carry frame-ancestors (browsers ignore it there); the header sets it.
   const expected = CONTENT_SECURITY_POLICY.split('; ')
     .filter((d) => !d.startsWith('frame-ancestors'))
