@@ -71,7 +71,7 @@ describe('one backend per data directory (selfhost/instance.lock)', () => {
   it('removes the lock on a clean stop', async () => {
     const dataDir = freshDir();
     const proc = await start(dataDir);
-    assert.ok(existsSync(instanceLockPath(dataDir)));
+    assert.equal((await lockWithUrl(dataDir)).url, proc.url);
     assert.equal(await proc.stop('SIGTERM'), 0);
     assert.equal(existsSync(instanceLockPath(dataDir)), false);
     assert.equal(await readLiveInstance(dataDir), null);
