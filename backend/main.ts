@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
 import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
+import { inUtilityProcess, watchParent } from './cli/parent-watch.js';
 import { resetPairing } from './cli/reset-pairing.js';
 import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
@@ -117,6 +118,8 @@ async function serve(options: CliOptions): Promise<void> {
   if (process.channel) {
     process.on('disconnect', () => shutdown('parent exited'));
   }
+  // Run by the desktop app in an Electron utility process (no IPC channel): watch the app's process.
+  if (inUtilityProcess()) watchParent(() => shutdown('parent exited'));
   // The desktop app finds a running backend for its data directory here.
   lock.update({ url: `http://${formatHost(options.host)}:${port}`, swapUrl }).catch((err: Error) => {
     logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
