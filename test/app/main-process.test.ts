@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILD_OUTPUT } from '../../app/build-layout.js';
+import { tempDir } from '../helpers/backend-process.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const REGISTER = pathToFileURL(fileURLToPath(new URL('./fixtures/register-fake-electron.js', import.meta.url))).href;
+type Message = { type: string } & Record<string, any>;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The built main bundle run under Node with a stand-in `electron` module (fixtures/fake-electron):
+ * checks the wiring of the thin Electron layer (what it forks, loads, allows, registers), not Electron.
+ */
+describe(
+  'the built main process with a stand-in electron module',
+  { skip: !existsSync(path.join(ROOT, BUILD_OUTPUT.main)) && 'npm run build:app first' },
+  () => {
+    const home = tempDir('svc-main-');
+    const messages: Message[] = [];
+    const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+    let main: ChildProcess;
+
+    const next = (match: (m: Message) => boolean, timeoutMs = 20_000, from = 0): Promise<Message> => {
+      const seen = messages.slice(from).find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no matching message; got ${JSON.stringify(messages.map((m) => m.type))}`)),
+          timeoutMs,
+        );
+        waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      });
+    };
+    const command = (cmd: Record<string, unknown>, reply: string) => {
+      const from = messages.length;
+      main.send(cmd);
+      return next((m) => m.type === reply, 20_000, from);
+    };
+
+    before(() => {
+      main = spawn(process.execPath, ['--import', REGISTER, path.join(ROOT, BUILD_OUTPUT.main)], {
+        cwd: ROOT,
+        env: { ...process.env, HOME: home, USERPROFILE: home, FAKE_ELECTRON_HOME: home, SERVICE_CA_CERTS: '', NODE_EXTRA_CA_CERTS: '' },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      main.on('message', (m: Message) => {
+        messages.push(m);
+        for (const w of waiters.splice(0)) {
+          if (w.match(m)) w.resolve(m);
+          else waiters.push(w);
+        }
+      });
+    });
+    after(() => {
+      main?.kill('SIGKILL');
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('forks the bundled backend as a utility process on the shared data folder and reports it ready', async () => {
+      const fork = await next((m) => m.type === 'fork');
+      assert.equal(fork.modulePath, path.join(ROOT, BUILD_OUTPUT.backend));
+      assert.deepEqual(fork.args.slice(fork.args.indexOf('-data'), fork.args.indexOf('-data') + 2), ['-data', path.join(home, '.service')]);
+      assert.equal(fork.runAsNode, null, 'no ELECTRON_RUN_AS_NODE');
+      const ready = await next((m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready', 30_000);
+      assert.equal(ready.payload.external, false);
+      assert.equal((await fetch(`${ready.payload.url}/health`)).status, 200);
+    });
+
+    it('loads app://renderer/ in a sandboxed, isolated window and installs the menu', async () => {
+      const window = await next((m) => m.type === 'window');
+      assert.deepEqual(
+        { ...window.webPreferences, preload: undefined },
+        {
+          preload: undefined,
+          contextIsolation: true,
+          sandbox: true,
+          nodeIntegration: false,
+          nodeIntegrationInWorker: false,
+          webviewTag: false,
+          webSecurity: true,
+          allowRunningInsecureContent: false,
+          spellcheck: false,
+        },
+      );
+      assert.equal((await next((m) => m.type === 'loadURL')).url, 'app://renderer/');
+      const menu = await next((m) => m.type === 'menu');
+      for (const label of ['Show Logs', 'Restart Backend', 'Reset Pairing…', 'Open Data Folder', 'Open Log Folder'])
+        assert.ok(menu.labels.includes(label), label);
+    });
+
+    it('grants loopback access only to the renderer and answers IPC only from it', async () => {
+      assert.deepEqual(await command({ cmd: 'permission', permission: 'loopback-network', url: 'app://renderer/' }, 'permission'), {
+        type: 'permission',
+        granted: true,
+        checked: true,
+      });
+      const denied = await command({ cmd: 'permission', permission: 'loopback-network', url: 'https://example.com/' }, 'permission');
+      assert.deepEqual([denied.granted, denied.checked], [false, false]);
+      const media = await command({ cmd: 'permission', permission: 'media', url: 'app://renderer/' }, 'permission');
+      assert.deepEqual([media.granted, media.checked], [false, false]);
+      const code = await command({ cmd: 'invoke', channel: 'pairing:code', sender: 'app://renderer/' }, 'invoked');
+      assert.equal(code.value.ok, true);
+      assert.match(code.value.value?.code ?? '', /^\d{6}$/);
+      for (const channel of ['pairing:reset', 'pairing:take-reset', 'backend:state', 'credential:store'])
+        assert.ok(code.channels.includes(channel), channel);
+      const foreign = await command({ cmd: 'invoke', channel: 'pairing:code', sender: 'https://example.com/' }, 'invoked');
+      assert.equal(foreign.value.error.code, 'untrusted_sender');
+    });
+
+    it('"Show Logs" with no window opens one at the logs page and reaches it once loaded', async () => {
+      await command({ cmd: 'close-windows' }, 'closed');
+      const from = messages.length;
+      await command({ cmd: 'click', label: 'Show Logs' }, 'clicked');
+      assert.equal((await next((m) => m.type === 'loadURL', 10_000, from)).url, 'app://renderer/#/logs');
+      await next((m) => m.type === 'send' && m.channel === 'menu:show-logs', 10_000, from);
+      assert.equal((await next((m) => m.type === 'executeJavaScript', 10_000, from)).code, "location.hash = '#/logs'");
+    });
+
+    it('on quit stops the backend it started', async () => {
+      const ready = messages.find((m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready')!;
+      main.send({ cmd: 'quit' });
+      await next((m) => m.type === 'quit', 15_000);
+      const deadline = Date.now() + 10_000;
+      while (alive(ready.payload.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(alive(ready.payload.pid), false);
+    });
+  },
+);
