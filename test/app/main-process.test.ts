@@ -129,6 +129,44 @@ describe(
       assert.equal((await next((m) => m.type === 'executeJavaScript', 10_000, from)).code, "location.hash = '#/logs'");
     });
 
+    it('File → Reset Pairing… on a folder a browser paired: asks, resets, and hands the new code to the renderer', async () => {
+      const ready = messages.find((m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready')!;
+      const { code } = (await command({ cmd: 'invoke', channel: 'pairing:code', sender: 'app://renderer/' }, 'invoked')).value.value;
+      const browser = await fetch(`${ready.payload.url}/api/pairing/claim`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pairing_code: code }),
+      });
+      assert.equal(browser.status, 200);
+      // Cancel first: nothing happens.
+      let from = messages.length;
+      await command({ cmd: 'click', label: 'Reset Pairing…' }, 'clicked');
+      const asked = await next((m) => m.type === 'dialog', 10_000, from);
+      assert.match(asked.options.message, /Reset pairing\?/);
+      assert.match(asked.options.detail, /loses access/);
+      assert.equal(
+        (await fetch(`${ready.payload.url}/api/pairing/status`).then((r) => r.json() as Promise<{ bound: boolean }>)).bound,
+        true,
+      );
+      // Confirmed: reset, and the renderer is told; the new code is handed over once.
+      await command({ cmd: 'dialog-response', response: 0 }, 'dialog-response');
+      from = messages.length;
+      await command({ cmd: 'click', label: 'Reset Pairing…' }, 'clicked');
+      await next((m) => m.type === 'send' && m.channel === 'pairing:reset-done', 20_000, from);
+      const taken = (await command({ cmd: 'invoke', channel: 'pairing:take-reset', sender: 'app://renderer/' }, 'invoked')).value;
+      assert.match(taken.value?.code ?? '', /^\d{6}$/);
+      assert.notEqual(taken.value.code, code);
+      assert.equal(
+        (await command({ cmd: 'invoke', channel: 'pairing:take-reset', sender: 'app://renderer/' }, 'invoked')).value.value,
+        null,
+      );
+      assert.equal(
+        (await fetch(`${ready.payload.url}/api/pairing/status`).then((r) => r.json() as Promise<{ bound: boolean }>)).bound,
+        false,
+      );
+      await command({ cmd: 'dialog-response', response: 1 }, 'dialog-response');
+    });
+
     it('on quit stops the backend it started', async () => {
       const ready = messages.find((m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready')!;
       main.send({ cmd: 'quit' });
