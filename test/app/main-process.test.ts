@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUILD_OUTPUT } from '../../app/build-layout.js';
-import { tempDir } from '../helpers/backend-process.js';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const REGISTER = pathToFileURL(fileURLToPath(new URL('./fixtures/register-fake-electron.js', import.meta.url))).href;
-type Message = { type: string } & Record<string, any>;
+import { readLiveInstance } from '../../backend/data/instance-lock.js';
+import { BackendProcess, tempDir } from '../helpers/backend-process.js';
+import { MainHarness, ROOT, type Message } from './main-harness.js';
 
 function alive(pid: number): boolean {
   try {
@@ -29,43 +25,15 @@ describe(
   { skip: !existsSync(path.join(ROOT, BUILD_OUTPUT.main)) && 'npm run build:app first' },
   () => {
     const home = tempDir('svc-main-');
-    const messages: Message[] = [];
-    const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
-    let main: ChildProcess;
-
-    const next = (match: (m: Message) => boolean, timeoutMs = 20_000, from = 0): Promise<Message> => {
-      const seen = messages.slice(from).find(match);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no matching message; got ${JSON.stringify(messages.map((m) => m.type))}`)),
-          timeoutMs,
-        );
-        waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
-      });
-    };
-    const command = (cmd: Record<string, unknown>, reply: string) => {
-      const from = messages.length;
-      main.send(cmd);
-      return next((m) => m.type === reply, 20_000, from);
-    };
+    let harness: MainHarness;
+    const next = (match: (m: Message) => boolean, timeoutMs?: number, from?: number) => harness.next(match, timeoutMs, from);
+    const command = (cmd: Record<string, unknown>, reply: string) => harness.command(cmd, reply);
 
     before(() => {
-      main = spawn(process.execPath, ['--import', REGISTER, path.join(ROOT, BUILD_OUTPUT.main)], {
-        cwd: ROOT,
-        env: { ...process.env, HOME: home, USERPROFILE: home, FAKE_ELECTRON_HOME: home, SERVICE_CA_CERTS: '', NODE_EXTRA_CA_CERTS: '' },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      main.on('message', (m: Message) => {
-        messages.push(m);
-        for (const w of waiters.splice(0)) {
-          if (w.match(m)) w.resolve(m);
-          else waiters.push(w);
-        }
-      });
+      harness = new MainHarness(home);
     });
     after(() => {
-      main?.kill('SIGKILL');
+      harness?.kill();
       rmSync(home, { recursive: true, force: true });
     });
 
@@ -122,7 +90,7 @@ describe(
 
     it('"Show Logs" with no window opens one at the logs page and reaches it once loaded', async () => {
       await command({ cmd: 'close-windows' }, 'closed');
-      const from = messages.length;
+      const from = harness.messages.length;
       await command({ cmd: 'click', label: 'Show Logs' }, 'clicked');
       assert.equal((await next((m) => m.type === 'loadURL', 10_000, from)).url, 'app://renderer/#/logs');
       await next((m) => m.type === 'send' && m.channel === 'menu:show-logs', 10_000, from);
@@ -130,7 +98,9 @@ describe(
     });
 
     it('File → Reset Pairing… on a folder a browser paired: asks, resets, and hands the new code to the renderer', async () => {
-      const ready = messages.find((m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready')!;
+      const ready = harness.messages.find(
+        (m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready',
+      )!;
       const { code } = (await command({ cmd: 'invoke', channel: 'pairing:code', sender: 'app://renderer/' }, 'invoked')).value.value;
       const browser = await fetch(`${ready.payload.url}/api/pairing/claim`, {
         method: 'POST',
@@ -139,7 +109,7 @@ describe(
       });
       assert.equal(browser.status, 200);
       // Cancel first: nothing happens.
-      let from = messages.length;
+      let from = harness.messages.length;
       await command({ cmd: 'click', label: 'Reset Pairing…' }, 'clicked');
       const asked = await next((m) => m.type === 'dialog', 10_000, from);
       assert.match(asked.options.message, /Reset pairing\?/);
@@ -150,7 +120,7 @@ describe(
       );
       // Confirmed: reset, and the renderer is told; the new code is handed over once.
       await command({ cmd: 'dialog-response', response: 0 }, 'dialog-response');
-      from = messages.length;
+      from = harness.messages.length;
       await command({ cmd: 'click', label: 'Reset Pairing…' }, 'clicked');
       await next((m) => m.type === 'send' && m.channel === 'pairing:reset-done', 20_000, from);
       const taken = (await command({ cmd: 'invoke', channel: 'pairing:take-reset', sender: 'app://renderer/' }, 'invoked')).value;
@@ -168,12 +138,50 @@ describe(
     });
 
     it('on quit stops the backend it started', async () => {
-      const ready = messages.find((m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready')!;
-      main.send({ cmd: 'quit' });
+      const ready = harness.messages.find(
+        (m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready',
+      )!;
+      harness.process.send({ cmd: 'quit' });
       await next((m) => m.type === 'quit', 15_000);
       const deadline = Date.now() + 10_000;
       while (alive(ready.payload.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.equal(alive(ready.payload.pid), false);
+    });
+  },
+);
+
+describe(
+  'the built main process when a backend already runs for its data folder',
+  { skip: !existsSync(path.join(ROOT, BUILD_OUTPUT.main)) && 'npm run build:app first' },
+  () => {
+    const home = tempDir('svc-main-ext-');
+    let headless: BackendProcess;
+    let harness: MainHarness;
+    before(async () => {
+      headless = await BackendProcess.start({ dataDir: path.join(home, '.service') });
+      // The lock records the addresses just after the listeners are up.
+      const deadline = Date.now() + 10_000;
+      while (!(await readLiveInstance(path.join(home, '.service')))?.url && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      harness = new MainHarness(home);
+    });
+    after(async () => {
+      harness?.kill();
+      await headless?.stop();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('connects to it instead of forking a second backend, and leaves it running on quit', async () => {
+      const ready = await harness.ready();
+      assert.deepEqual([ready.payload.external, ready.payload.url, ready.payload.pid], [true, headless.url, headless.child.pid]);
+      assert.equal(
+        harness.messages.some((m) => m.type === 'fork'),
+        false,
+        'no second backend',
+      );
+      harness.process.send({ cmd: 'quit' });
+      await harness.next((m) => m.type === 'quit', 15_000);
+      assert.equal((await fetch(`${headless.url}/health`)).status, 200, 'the headless backend keeps running');
     });
   },
 );
