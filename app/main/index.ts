@@ -93,6 +93,14 @@ async function run(): Promise<void> {
     openDataFolder: () => void shell.openPath(dataDir),
     openLogFolder: () => void shell.openPath(logDir),
   });
+  // The renderer reads the backend's URL when its page loads: if a backend comes back on another
+  // address (a backend outside the app went away and the app started its own), reload the page.
+  let lastUrl: string | undefined;
+  supervisor.onState((state) => {
+    if (state.status !== 'ready') return;
+    if (lastUrl !== undefined && state.url !== lastUrl && window && !window.isDestroyed()) window.webContents.reload();
+    lastUrl = state.url;
+  });
   openWindow();
   supervisor.start();
 

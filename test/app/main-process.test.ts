@@ -185,3 +185,42 @@ describe(
     });
   },
 );
+
+describe(
+  'the built main process when the backend it was using goes away',
+  { skip: !existsSync(path.join(ROOT, BUILD_OUTPUT.main)) && 'npm run build:app first' },
+  () => {
+    const home = tempDir('svc-main-gone-');
+    let headless: BackendProcess;
+    let harness: MainHarness;
+    before(async () => {
+      headless = await BackendProcess.start({ dataDir: path.join(home, '.service') });
+      const deadline = Date.now() + 10_000;
+      while (!(await readLiveInstance(path.join(home, '.service')))?.url && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      harness = new MainHarness(home);
+    });
+    after(async () => {
+      harness?.kill();
+      await headless?.stop();
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('starts its own backend on the folder and reloads the page for the new address', async () => {
+      assert.equal((await harness.ready()).payload.external, true);
+      const from = harness.messages.length;
+      await headless.kill();
+      const fork = await harness.next((m) => m.type === 'fork', 20_000, from);
+      assert.equal(fork.modulePath, path.join(ROOT, BUILD_OUTPUT.backend));
+      const own = await harness.next(
+        (m) => m.type === 'send' && m.channel === 'backend:state-changed' && m.payload.status === 'ready' && !m.payload.external,
+        30_000,
+        from,
+      );
+      assert.equal((await fetch(`${own.payload.url}/health`)).status, 200);
+      if (own.payload.url !== headless.url) await harness.next((m) => m.type === 'reload', 5000, from);
+      harness.process.send({ cmd: 'quit' });
+      await harness.next((m) => m.type === 'quit', 15_000);
+    });
+  },
+);
