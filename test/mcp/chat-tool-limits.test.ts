@@ -95,6 +95,26 @@ describe('tool limits and skills in chat (compat)', () => {
     assert.match(JSON.stringify(relay.last('/chat/completions').json.messages), /timed out after 2 s/);
   });
 
+  it('cancelling the turn during a call stops waiting for it at once; the server stays usable', async () => {
+    const sid = await rig.newSession();
+    const watch = await rig.watch();
+    try {
+      const { turn_id } = await rig.send(sid, 'slow please');
+      await watch.wait(turn_id, (f) => f.type === 'turn.tool_call', 60_000);
+      await rig.ok('POST', `${rig.sessionsPath(sid)}/turns/${turn_id}/cancel`);
+      const end = await watch.end(turn_id, 30_000);
+      assert.equal(end.type, 'turn.failed', JSON.stringify(end));
+      assert.equal(end.error.code, 'cancelled');
+      // Had the call ignored the cancel, it would have run into its 2 s timeout instead.
+      const result = watch.frames(turn_id).find((f) => f.type === 'turn.tool_result');
+      if (result) assert.equal(result.content, 'The tool call was cancelled.');
+    } finally {
+      watch.close();
+    }
+    const status = await rig.ok('GET', `/api/mcp/status?workspace=${rig.workspaceId}`);
+    assert.equal(status.servers.find((s: any) => s.name === 'ev').state, 'ready');
+  });
+
   it('a server killed mid-call ends that call with an error; the next call restarts it', async () => {
     const sid = await rig.newSession();
     const watch = await rig.watch();

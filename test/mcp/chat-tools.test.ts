@@ -147,6 +147,10 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
         await watch.end(turn_id, 30_000);
         const result = watch.frames(turn_id).find((f) => f.type === 'turn.tool_result');
         assert.deepEqual({ ok: result.ok, content: result.content }, { ok: true, content: 'Echo: remembered' });
+        assert.ok(
+          watch.conn.messages.some((m) => m.type === 'config.changed' && m.resource === 'mcp' && m.id === 'global'),
+          'clients hear that the tool-server file changed',
+        );
       } finally {
         watch.close();
       }

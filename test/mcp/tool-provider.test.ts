@@ -47,6 +47,7 @@ before(async () => {
       ev: everythingStdio({ env: { WHO: 'global' } }),
       files: { command: process.execPath, args: [FILESYSTEM, shared], approval: 'auto' },
       missing: { command: 'no-such-command-for-mcp-tests' },
+      off: everythingStdio({ disabled: true }),
       crashes: {
         command: process.execPath,
         args: ['-e', 'console.error("config file broken"); console.error("giving up"); process.exit(3)'],
@@ -84,6 +85,8 @@ describe('tool provider over real MCP servers', () => {
     assert.ok(st.ev.tools.some((t: { name: string }) => t.name === 'get-env'));
     assert.equal(st.missing.state, 'failed');
     assert.equal(st.missing.error, 'command not found: no-such-command-for-mcp-tests');
+    assert.deepEqual([st.off.state, st.off.disabled, st.off.pid], ['stopped', true, null], 'a disabled server is never started');
+    assert.ok(!specs.some((s) => s.server === 'off'));
     assert.equal(st.crashes.state, 'failed');
     assert.match(st.crashes.error!, /exited with code 3[\s\S]*config file broken[\s\S]*giving up/);
   });
