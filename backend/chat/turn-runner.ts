@@ -1,5 +1,4 @@
 import type { Logger } from '../log/logger.js';
-import { INVALID_ARGS } from '../llm/adapter-kit.js';
 import { loadAdapter } from '../llm/adapters.js';
 import {
   addUsage,
@@ -13,28 +12,17 @@ import {
 } from '../llm/llm-types.js';
 import { callProvider, scrub } from '../llm/provider-call.js';
 import type { ApprovalBox } from './approvals.js';
-import { newId, type CompactionRecord, type StoredMessage } from './chat-types.js';
+import { newId, type StoredMessage } from './chat-types.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
-import type { ToolCallOutcome, ToolProvider, ToolSpec } from './tool-provider.js';
+import type { ToolProvider } from './tool-provider.js';
+import { runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
-/** DESIGN 6: a tool result is cut to 100 KB (the provider cuts; this guards against one that does not). */
-export const MAX_RESULT_BYTES = 100 * 1024;
-
-function capResult(text: string): string {
-  if (Buffer.byteLength(text, 'utf8') <= MAX_RESULT_BYTES) return text;
-  const cut = Buffer.from(text, 'utf8')
-    .subarray(0, MAX_RESULT_BYTES)
-    .toString('utf8')
-    .replace(/\uFFFD$/, '');
-  return `${cut}\n[result cut to 100 KB]`;
-}
-
 export interface TurnContext {
   workspaceId: string;
   sessionId: string;
@@ -80,10 +68,9 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       items.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const specs = model.offerTools ? await ctx.tools.list(ctx.workspaceId, ctx.signal) : [];
-    const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), await ctx.tools.systemPrompt(ctx.workspaceId)]
-      .filter(Boolean)
-      .join('\n\n');
+    const specs = model.offerTools ? await toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
+    const catalog = await toolStep(ctx, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
+    const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
     const userAt = items.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(items.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
@@ -216,64 +203,3 @@ async function finish(
   if ('stop' in end) channel.emit({ type: 'turn.completed', message_id: state.lastMessageId, stop_reason: end.stop });
   else channel.emit({ type: 'turn.failed', error: end.error });
 }
-
-function withSpec(b: Extract<Block, { type: 'tool_call' }>, specs: ToolSpec[]): Block {
-  const spec = specs.find((s) => s.name === b.name);
-  return { ...b, server: spec?.server ?? '', tool: spec?.tool ?? b.name ?? b.tool };
-}
-
-/** One model↔tool round: each call announced, approved where needed, run, its result announced. */
-async function runTools(ctx: TurnContext, calls: Extract<Block, { type: 'tool_call' }>[], specs: ToolSpec[]): Promise<Block[]> {
-  const results: Block[] = [];
-  for (const call of calls) {
-    const spec = specs.find((s) => s.name === call.name);
-    const needsApproval = !!spec?.needsApproval && !(INVALID_ARGS in call.arguments);
-    ctx.channel.emit({
-      type: 'turn.tool_call',
-      call_id: call.call_id,
-      server: call.server,
-      tool: call.tool,
-      arguments: call.arguments,
-      needs_approval: needsApproval,
-    });
-    const outcome = await runOne(ctx, call, spec, needsApproval);
-    const content = capResult(scrub(outcome.content, ctx.model.endpoint.apiKey));
-    ctx.channel.emit({ type: 'turn.tool_result', call_id: call.call_id, ok: outcome.ok, content });
-    results.push({
-      type: 'tool_result',
-      call_id: call.call_id,
-      ok: outcome.ok,
-      content,
-      ...(outcome.keepOnCompaction ? { keep: true } : {}),
-    });
-  }
-  return results;
-}
-
-async function runOne(
-  ctx: TurnContext,
-  call: Extract<Block, { type: 'tool_call' }>,
-  spec: ToolSpec | undefined,
-  needsApproval: boolean,
-): Promise<ToolCallOutcome> {
-  if (!spec) return { ok: false, content: `There is no tool named ${call.name ?? call.tool}.`, errorCode: 'tool_error' };
-  const invalid = call.arguments[INVALID_ARGS];
-  if (typeof invalid === 'string') return { ok: false, content: `The call was not run: ${invalid}`, errorCode: 'tool_error' };
-  if (needsApproval) {
-    const answer = await ctx.approvals.wait(call.call_id, ctx.signal);
-    if (answer.remember && answer.decision === 'allow') {
-      await ctx.tools
-        .remember(ctx.workspaceId, spec)
-        .catch((err: Error) => ctx.logger.error(`chat: remembering ${spec.name} failed: ${err.message}`));
-    }
-    if (answer.decision === 'deny') return { ok: false, content: 'The user denied this tool call.', errorCode: 'denied' };
-  }
-  try {
-    return await ctx.tools.call(ctx.workspaceId, spec, call.arguments, ctx.signal);
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    return { ok: false, content: `The tool failed: ${(err as Error)?.message ?? String(err)}`, errorCode: 'tool_error' };
-  }
-}
-
-export type { CompactionRecord };
