@@ -57,28 +57,31 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
   let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
+  /** The session's items as this turn extends them (counted at the end instead of re-reading). */
+  let items: { role: string }[] | null = null;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
   channel.emit({ type: 'turn.started', model: model.ref });
   try {
     const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
-    const items = log.items;
+    const turnItems = log.items;
+    items = turnItems;
     const adapter = await loadAdapter(model.protocol);
-    const compaction = await maybeCompact(ctx, adapter, items);
+    const compaction = await maybeCompact(ctx, adapter, turnItems);
     if (compaction) {
-      items.push(compaction.record);
+      turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
     const specs = model.offerTools ? await toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
     const catalog = await toolStep(ctx, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
     const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
-    const userAt = items.length - 1;
-    const cache = model.profile.cache.enabled && completedRounds(items.slice(0, userAt)) >= model.profile.cache.cache_threshold;
+    const userAt = turnItems.length - 1;
+    const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
     for (;;) {
       const req: LlmRequest = {
         model: model.modelId,
         system,
-        messages: buildConversation(items),
+        messages: buildConversation(turnItems),
         tools: specs,
         maxTokens:
           model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? (model.thinkingBudget ? model.maxTokens : 0)),
@@ -117,13 +120,13 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
             interrupted: true,
           };
           appender.append({ t: 'message', m: message });
-          items.push(message);
+          turnItems.push(message);
         }
         throw err;
       }
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
-      itemCount = items.length;
+      itemCount = turnItems.length;
       const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(b, specs) : b));
       const message: StoredMessage = {
         id: messageId,
@@ -135,7 +138,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         turn_id: ctx.turnId,
       };
       appender.append({ t: 'message', m: message });
-      items.push(message);
+      turnItems.push(message);
       const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
       if (calls.length === 0 || result.stopReason !== 'tool_use') {
         end = { stop: result.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn' };
@@ -155,18 +158,19 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         turn_id: ctx.turnId,
       };
       appender.append({ t: 'message', m: toolMessage });
-      items.push(toolMessage);
+      turnItems.push(toolMessage);
     }
   } catch (err) {
     end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
   }
-  await finish(ctx, { usage, lastMessageId, lastInput, itemCount }, end);
+  const messageCount = items ? items.filter((i) => i.role !== 'system').length : undefined;
+  await finish(ctx, { usage, lastMessageId, lastInput, itemCount, messageCount }, end);
 }
 
 async function finish(
   ctx: TurnContext,
-  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number },
+  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number; messageCount?: number },
   end: { stop: StopKind } | { error: { code: FailureCode; message: string } },
 ): Promise<void> {
   const { channel, appender, model } = ctx;
@@ -185,11 +189,12 @@ async function finish(
   }
   await appender.close();
   try {
-    const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
+    const count =
+      state.messageCount ?? (await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId)).items.filter((i) => i.role !== 'system').length;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
       meta.model = model.ref;
-      meta.message_count = log.items.filter((i) => i.role !== 'system').length;
+      meta.message_count = count;
       meta.usage = addUsage({ ...zeroUsage(), ...meta.usage }, state.usage);
       if (state.lastInput !== undefined) {
         meta.last_input_tokens = state.lastInput;
