@@ -83,8 +83,8 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         system,
         messages: buildConversation(turnItems),
         tools: specs,
-        maxTokens:
-          model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? (model.thinkingBudget ? model.maxTokens : 0)),
+        // compat/responsemode: a limit only where the model entry names one (their APIs default sensibly).
+        maxTokens: model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? 0),
         thinkingBudget: model.thinkingBudget,
         cache,
         cacheKey: ctx.sessionId,
