@@ -4,6 +4,9 @@ import express, { type Express } from 'express';
 import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
+import { mcpStatusRoutes } from './api/mcp-status-routes.js';
+import { McpManager } from './mcp/mcp-manager.js';
+import { McpToolProvider } from './mcp/mcp-tool-provider.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
@@ -45,7 +48,7 @@ export interface ServiceOptions {
   swapEnabled?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
-  /** What runs tools in chat turns (tool servers, skills); default: no tools. */
+  /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
   tools?: ToolProvider;
 }
 
@@ -60,6 +63,10 @@ export interface Service {
   stores: ManagedStores;
   pairing: PairingService;
   ws: WsHub;
+  /** Running tool servers (started on first use). */
+  mcp: McpManager;
+  /** Tool servers and skills as the chat turn loop uses them. */
+  tools: ToolProvider;
   /** Sessions and turns. */
   chat: ChatEngine;
   options: ServiceOptions;
@@ -77,6 +84,11 @@ const UI_CSP =
 function positiveMs(value: string | undefined): number | undefined {
   const n = value === undefined ? NaN : Number(value);
   return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** A test knob that may only shorten a limit. */
+function shorterMs(value: string | undefined, max: number): number {
+  return Math.min(positiveMs(value) ?? max, max);
 }
 
 async function readBootstrapSecret(paths: DataPaths, env: NodeJS.ProcessEnv): Promise<string | undefined> {
@@ -151,8 +163,27 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(profileRoutes(stores, ws));
   app.use(workspaceRoutes(stores, ws));
   app.use(mcpRoutes(stores, ws));
+  // Tool servers: test knobs may only shorten the idle stop, the per-call and the start timeouts.
+  const mcp = new McpManager({
+    store: stores.mcp,
+    paths,
+    env,
+    log: (line) => logger.info(line),
+    idleMs: shorterMs(env.SERVICE_MCP_IDLE_MS, 5 * 60_000),
+    callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
+    startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
+  });
+  const tools: ToolProvider =
+    options.tools ??
+    new McpToolProvider({
+      manager: mcp,
+      store: stores.mcp,
+      skills: stores.skills,
+      onConfigChanged: (scope) => ws.configChanged('mcp', scope),
+    });
+  app.use(mcpStatusRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
-  const chat = new ChatEngine({ stores, ws, logger, tools: options.tools });
+  const chat = new ChatEngine({ stores, ws, logger, tools });
   app.use(chatRoutes(stores, chat));
   app.use(logRoutes(logger));
   app.use(selfhostRoutes(pairing));
@@ -168,6 +199,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     pairing,
     ws,
+    mcp,
+    tools,
     chat,
     options,
     setPort(p) {
@@ -180,6 +213,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       void chat.close();
       ws.close();
       pairing.close();
+      void mcp.shutdown();
     },
   };
 }
