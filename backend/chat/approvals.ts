@@ -9,6 +9,11 @@ export interface ApprovalAnswer {
 export class ApprovalBox {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
 
+  /** Calls waiting now, oldest first (for a page that reloads mid-approval). */
+  pending(): string[] {
+    return [...this.waiting.keys()];
+  }
+
   wait(callId: string, signal: AbortSignal): Promise<ApprovalAnswer> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {

@@ -16,8 +16,11 @@ export interface SessionResponse extends SessionSummary {
   /** The newest page (or the page before `before`), oldest first. */
   messages: MessageView[];
   has_more: boolean;
-  /** The running turn; `last_seq` matches `messages`: resume with `after_seq: last_seq`. */
-  active_turn: { turn_id: string; last_seq: number } | null;
+  /**
+   * The running turn; `last_seq` matches `messages`: resume with `after_seq: last_seq`.
+   * `awaiting_approval`: call ids of tool calls (in `messages`) that wait for the approvals endpoint.
+   */
+  active_turn: { turn_id: string; last_seq: number; awaiting_approval: string[] } | null;
 }
 
 /** POST …/messages → 202 */

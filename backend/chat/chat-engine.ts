@@ -39,9 +39,9 @@ export class ChatEngine {
     return `${workspaceId}/${sessionId}`;
   }
 
-  activeTurn(workspaceId: string, sessionId: string): { turn_id: string; last_seq: number } | null {
+  activeTurn(workspaceId: string, sessionId: string): { turn_id: string; last_seq: number; awaiting_approval: string[] } | null {
     const turn = this.active.get(this.key(workspaceId, sessionId));
-    return turn?.channel ? { turn_id: turn.turnId, last_seq: turn.channel.lastSeq } : null;
+    return turn?.channel ? { turn_id: turn.turnId, last_seq: turn.channel.lastSeq, awaiting_approval: turn.approvals.pending() } : null;
   }
 
   /**
@@ -54,7 +54,7 @@ export class ChatEngine {
     if (!turn?.channel || !turn.appender) {
       return { ...(await this.sessions.page(workspaceId, sessionId, before, limit)), active_turn: null };
     }
-    const activeTurn = { turn_id: turn.turnId, last_seq: turn.channel.lastSeq };
+    const activeTurn = { turn_id: turn.turnId, last_seq: turn.channel.lastSeq, awaiting_approval: turn.approvals.pending() };
     const bytes = await turn.appender.checkpoint();
     const page = await this.sessions.page(workspaceId, sessionId, before, limit, bytes);
     // Still streaming, not interrupted.

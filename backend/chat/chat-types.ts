@@ -11,6 +11,8 @@ export interface StoredMessage {
   turn_id?: string;
   /** Set on read: the turn that wrote it stopped before the message was complete. */
   interrupted?: boolean;
+  /** Set on read on the last message of a turn that failed: its `turn.failed` error. */
+  error?: { code: string; message: string };
 }
 
 export interface CompactionRecord {

@@ -35,6 +35,14 @@ function applyDelta(log: SessionLog, index: Map<string, number>, r: Extract<LogR
   else message.blocks.push({ type: r.kind, text: r.text });
 }
 
+function lastOfTurn(log: SessionLog, turnId: string): StoredMessage | undefined {
+  for (let i = log.items.length - 1; i >= 0; i--) {
+    const item = log.items[i];
+    if (item.role !== 'system' && item.turn_id === turnId) return item;
+  }
+  return undefined;
+}
+
 /** Folds the lines of events.jsonl; a line that does not parse is skipped, never fatal. */
 export function foldLog(text: string): SessionLog {
   const log: SessionLog = { items: [], turnEnds: new Map(), skipped: 0 };
@@ -69,9 +77,16 @@ export function foldLog(text: string): SessionLog {
         index.set(r.c.id, log.items.length);
         log.items.push(r.c);
         break;
-      case 'turn_end':
+      case 'turn_end': {
         log.turnEnds.set(r.turn_id, { stop_reason: r.stop_reason, error: r.error });
+        const last = r.error ? lastOfTurn(log, r.turn_id) : undefined;
+        if (last && r.error) {
+          last.error = r.error;
+          // Ended (cancelled, failed): not a crash.
+          delete last.interrupted;
+        }
         break;
+      }
       default:
         log.skipped += 1;
     }

@@ -5,6 +5,8 @@ const LIVE_FROM = 'chat.liveFrom';
 /** Finished turns stay resumable this long (a page reload, a laptop waking up). */
 const KEEP_FINISHED_MS = 10 * 60_000;
 const MAX_FINISHED = 200;
+/** Frames of finished turns kept in memory at most (the oldest go first). */
+const MAX_FINISHED_BYTES = 32 * 1024 * 1024;
 
 /** First seq each connection received live, per turn: a resume replays only what came before it. */
 function liveFrom(conn: WsConnection): Map<string, number> {
@@ -20,6 +22,8 @@ function liveFrom(conn: WsConnection): Map<string, number> {
 export class TurnChannel {
   private readonly frames: string[] = [];
   finishedAt: number | null = null;
+  /** Characters held in `frames`. */
+  bytes = 0;
 
   constructor(
     readonly ids: { workspace_id: string; session_id: string; turn_id: string },
@@ -34,6 +38,7 @@ export class TurnChannel {
     const seq = this.frames.length + 1;
     const data = JSON.stringify({ ...body, ...this.ids, seq });
     this.frames.push(data);
+    this.bytes += data.length;
     const turnId = this.ids.turn_id;
     this.ws.sendEach((conn) => {
       const map = liveFrom(conn);
@@ -67,15 +72,19 @@ export class TurnRegistry {
 
   finished(channel: TurnChannel): void {
     channel.finishedAt = Date.now();
+    this.prune();
   }
 
+  /** Drops finished turns past their time, their count or the memory budget, oldest first. */
   private prune(): void {
     const now = Date.now();
     let finished = 0;
+    let bytes = 0;
     for (const [id, c] of [...this.channels.entries()].reverse()) {
       if (c.finishedAt === null) continue;
       finished += 1;
-      if (now - c.finishedAt > KEEP_FINISHED_MS || finished > MAX_FINISHED) this.channels.delete(id);
+      bytes += c.bytes;
+      if (now - c.finishedAt > KEEP_FINISHED_MS || finished > MAX_FINISHED || bytes > MAX_FINISHED_BYTES) this.channels.delete(id);
     }
   }
 

@@ -1,5 +1,4 @@
 import type { Logger } from '../log/logger.js';
-import { INVALID_ARGS } from '../llm/adapter-kit.js';
 import { loadAdapter } from '../llm/adapters.js';
 import {
   addUsage,
@@ -13,28 +12,17 @@ import {
 } from '../llm/llm-types.js';
 import { callProvider, scrub } from '../llm/provider-call.js';
 import type { ApprovalBox } from './approvals.js';
-import { newId, type CompactionRecord, type StoredMessage } from './chat-types.js';
+import { newId, type StoredMessage } from './chat-types.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
-import type { ToolCallOutcome, ToolProvider, ToolSpec } from './tool-provider.js';
+import type { ToolProvider } from './tool-provider.js';
+import { runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
-/** DESIGN 6: a tool result is cut to 100 KB (the provider cuts; this guards against one that does not). */
-export const MAX_RESULT_BYTES = 100 * 1024;
-
-function capResult(text: string): string {
-  if (Buffer.byteLength(text, 'utf8') <= MAX_RESULT_BYTES) return text;
-  const cut = Buffer.from(text, 'utf8')
-    .subarray(0, MAX_RESULT_BYTES)
-    .toString('utf8')
-    .replace(/\uFFFD$/, '');
-  return `${cut}\n[result cut to 100 KB]`;
-}
-
 export interface TurnContext {
   workspaceId: string;
   sessionId: string;
@@ -69,32 +57,34 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
   let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
+  /** The session's items as this turn extends them (counted at the end instead of re-reading). */
+  let items: { role: string }[] | null = null;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
   channel.emit({ type: 'turn.started', model: model.ref });
   try {
     const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
-    const items = log.items;
+    const turnItems = log.items;
+    items = turnItems;
     const adapter = await loadAdapter(model.protocol);
-    const compaction = await maybeCompact(ctx, adapter, items);
+    const compaction = await maybeCompact(ctx, adapter, turnItems);
     if (compaction) {
-      items.push(compaction.record);
+      turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const specs = model.offerTools ? await ctx.tools.list(ctx.workspaceId, ctx.signal) : [];
-    const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), await ctx.tools.systemPrompt(ctx.workspaceId)]
-      .filter(Boolean)
-      .join('\n\n');
-    const userAt = items.length - 1;
-    const cache = model.profile.cache.enabled && completedRounds(items.slice(0, userAt)) >= model.profile.cache.cache_threshold;
+    const specs = model.offerTools ? await toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
+    const catalog = await toolStep(ctx, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
+    const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
+    const userAt = turnItems.length - 1;
+    const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
     for (;;) {
       const req: LlmRequest = {
         model: model.modelId,
         system,
-        messages: buildConversation(items),
+        messages: buildConversation(turnItems),
         tools: specs,
-        maxTokens:
-          model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? (model.thinkingBudget ? model.maxTokens : 0)),
+        // compat/responsemode: a limit only where the model entry names one (their APIs default sensibly).
+        maxTokens: model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? 0),
         thinkingBudget: model.thinkingBudget,
         cache,
         cacheKey: ctx.sessionId,
@@ -130,13 +120,13 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
             interrupted: true,
           };
           appender.append({ t: 'message', m: message });
-          items.push(message);
+          turnItems.push(message);
         }
         throw err;
       }
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
-      itemCount = items.length;
+      itemCount = turnItems.length;
       const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(b, specs) : b));
       const message: StoredMessage = {
         id: messageId,
@@ -148,7 +138,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         turn_id: ctx.turnId,
       };
       appender.append({ t: 'message', m: message });
-      items.push(message);
+      turnItems.push(message);
       const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
       if (calls.length === 0 || result.stopReason !== 'tool_use') {
         end = { stop: result.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn' };
@@ -168,18 +158,19 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         turn_id: ctx.turnId,
       };
       appender.append({ t: 'message', m: toolMessage });
-      items.push(toolMessage);
+      turnItems.push(toolMessage);
     }
   } catch (err) {
     end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
   }
-  await finish(ctx, { usage, lastMessageId, lastInput, itemCount }, end);
+  const messageCount = items ? items.filter((i) => i.role !== 'system').length : undefined;
+  await finish(ctx, { usage, lastMessageId, lastInput, itemCount, messageCount }, end);
 }
 
 async function finish(
   ctx: TurnContext,
-  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number },
+  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number; messageCount?: number },
   end: { stop: StopKind } | { error: { code: FailureCode; message: string } },
 ): Promise<void> {
   const { channel, appender, model } = ctx;
@@ -198,11 +189,12 @@ async function finish(
   }
   await appender.close();
   try {
-    const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
+    const count =
+      state.messageCount ?? (await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId)).items.filter((i) => i.role !== 'system').length;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
       meta.model = model.ref;
-      meta.message_count = log.items.filter((i) => i.role !== 'system').length;
+      meta.message_count = count;
       meta.usage = addUsage({ ...zeroUsage(), ...meta.usage }, state.usage);
       if (state.lastInput !== undefined) {
         meta.last_input_tokens = state.lastInput;
@@ -216,64 +208,3 @@ async function finish(
   if ('stop' in end) channel.emit({ type: 'turn.completed', message_id: state.lastMessageId, stop_reason: end.stop });
   else channel.emit({ type: 'turn.failed', error: end.error });
 }
-
-function withSpec(b: Extract<Block, { type: 'tool_call' }>, specs: ToolSpec[]): Block {
-  const spec = specs.find((s) => s.name === b.name);
-  return { ...b, server: spec?.server ?? '', tool: spec?.tool ?? b.name ?? b.tool };
-}
-
-/** One model↔tool round: each call announced, approved where needed, run, its result announced. */
-async function runTools(ctx: TurnContext, calls: Extract<Block, { type: 'tool_call' }>[], specs: ToolSpec[]): Promise<Block[]> {
-  const results: Block[] = [];
-  for (const call of calls) {
-    const spec = specs.find((s) => s.name === call.name);
-    const needsApproval = !!spec?.needsApproval && !(INVALID_ARGS in call.arguments);
-    ctx.channel.emit({
-      type: 'turn.tool_call',
-      call_id: call.call_id,
-      server: call.server,
-      tool: call.tool,
-      arguments: call.arguments,
-      needs_approval: needsApproval,
-    });
-    const outcome = await runOne(ctx, call, spec, needsApproval);
-    const content = capResult(scrub(outcome.content, ctx.model.endpoint.apiKey));
-    ctx.channel.emit({ type: 'turn.tool_result', call_id: call.call_id, ok: outcome.ok, content });
-    results.push({
-      type: 'tool_result',
-      call_id: call.call_id,
-      ok: outcome.ok,
-      content,
-      ...(outcome.keepOnCompaction ? { keep: true } : {}),
-    });
-  }
-  return results;
-}
-
-async function runOne(
-  ctx: TurnContext,
-  call: Extract<Block, { type: 'tool_call' }>,
-  spec: ToolSpec | undefined,
-  needsApproval: boolean,
-): Promise<ToolCallOutcome> {
-  if (!spec) return { ok: false, content: `There is no tool named ${call.name ?? call.tool}.`, errorCode: 'tool_error' };
-  const invalid = call.arguments[INVALID_ARGS];
-  if (typeof invalid === 'string') return { ok: false, content: `The call was not run: ${invalid}`, errorCode: 'tool_error' };
-  if (needsApproval) {
-    const answer = await ctx.approvals.wait(call.call_id, ctx.signal);
-    if (answer.remember && answer.decision === 'allow') {
-      await ctx.tools
-        .remember(ctx.workspaceId, spec)
-        .catch((err: Error) => ctx.logger.error(`chat: remembering ${spec.name} failed: ${err.message}`));
-    }
-    if (answer.decision === 'deny') return { ok: false, content: 'The user denied this tool call.', errorCode: 'denied' };
-  }
-  try {
-    return await ctx.tools.call(ctx.workspaceId, spec, call.arguments, ctx.signal);
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    return { ok: false, content: `The tool failed: ${(err as Error)?.message ?? String(err)}`, errorCode: 'tool_error' };
-  }
-}
-
-export type { CompactionRecord };

@@ -80,6 +80,9 @@ describe('provider failures and protocol quirks', () => {
     assert.match(end.error.message, /backend exploded/);
     const session = await rig.session(sid);
     assert.deepEqual(session.messages[1].blocks, [{ type: 'text', text: 'Partial ans' }]);
+    // A reloaded page learns how the turn ended from its last message.
+    assert.equal(session.messages[1].error.code, 'provider_error');
+    assert.equal(session.messages[1].interrupted, undefined);
   });
 
   it('a malformed stream is provider_error; a connection lost mid-stream is provider_unreachable; both keep the text', async () => {

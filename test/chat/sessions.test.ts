@@ -78,6 +78,18 @@ describe('sessions: create, list, page, rename, delete, search', () => {
     assert.equal(limit.body.error.field, 'limit');
   });
 
+  it('validates the profile key tools.max_steps (default 20, 1-100)', async () => {
+    const shown = await rig.ok('GET', `/api/profiles/${rig.profileId}`);
+    assert.equal(shown.tools.max_steps, 20);
+    for (const bad of [0, 101, 2.5, 'many']) {
+      const res = await rig.call('PUT', '/api/profiles/steps', { tools: { max_steps: bad } });
+      assert.equal(res.status, 400, String(bad));
+      assert.equal(res.body.error.field, 'tools.max_steps');
+      assert.match(res.body.error.message, /tools\.max_steps must be/);
+    }
+    assert.equal((await rig.ok('PUT', '/api/profiles/steps', { tools: { max_steps: 5 } })).tools.max_steps, 5);
+  });
+
   it('answers 400 no_model naming what is missing', async () => {
     await rig.ok('POST', '/api/config/providers', { id: 'gone', name: 'Gone', type: 'compat', base_url: mock.url, models: [model('m1')] });
     await rig.ok('PUT', '/api/profiles/ghost', { model: 'gone:m1' });

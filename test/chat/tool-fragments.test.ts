@@ -139,4 +139,46 @@ describe('tool-call fragments and cache usage from a scripted provider', () => {
     const session = await rig.session(sid);
     assert.equal(session.usage.cache_read, 1200);
   });
+
+  it('cancel does not wait for a tool call that never answers; the open call gets an error result next time', async () => {
+    await rig.setProfile({ model: 'c:m1' });
+    fake.next({
+      chunks: [
+        compat.delta({ tool_calls: [{ index: 0, id: 'call_H', type: 'function', function: { name: 'fs__hang', arguments: '{}' } }] }),
+        compat.stop('tool_calls'),
+        compat.done(),
+      ],
+    });
+    const sid = await rig.newSession();
+    const watch = await rig.watch();
+    const { turn_id } = await rig.send(sid, 'hang');
+    await watch.wait(turn_id, (f) => f.type === 'turn.tool_call');
+    await rig.ok('POST', `${rig.sessionsPath(sid)}/turns/${turn_id}/cancel`);
+    assert.equal((await watch.end(turn_id)).error.code, 'cancelled');
+    watch.close();
+    fake.next({ chunks: compat.reply('ok') });
+    const before = fake.seen.length;
+    assert.equal((await rig.turn(sid, 'next')).end.type, 'turn.completed');
+    const sent = fake.seen[before].json.messages;
+    const result = sent.find((m: any) => m.role === 'tool');
+    assert.equal(result.tool_call_id, 'call_H');
+    assert.match(result.content, /^Error: The tool call was not run/);
+  });
+});
+
+describe('a tool provider that fails to list its tools', () => {
+  it('ends the turn as tool_error with its reason', async () => {
+    const rig = await ChatRig.start([{ id: 'c', type: 'compat', base_url: 'http://127.0.0.1:9/v1', models: [model('m1')] }], {
+      start: { entry: ENTRY, args: ['-swap-port', 'off'], env: { TEST_TOOLS_FAIL: 'list' } },
+    });
+    try {
+      const sid = await rig.newSession();
+      const { end } = await rig.turn(sid, 'hi');
+      assert.equal(end.error.code, 'tool_error');
+      assert.match(end.error.message, /spawn ENOENT/);
+    } finally {
+      await rig.proc.stop();
+      rig.proc.cleanup();
+    }
+  });
 });

@@ -154,6 +154,7 @@ describe('tool approval', () => {
     assert.deepEqual(ask.arguments, { path: '/tmp/b.txt' });
     const session = await rig.session(sid);
     assert.equal(session.active_turn.turn_id, first.turn_id, 'the turn waits');
+    assert.deepEqual(session.active_turn.awaiting_approval, [ask.call_id], 'a reloading page learns which call waits');
     const bad = await rig.call('POST', approvals(first.turn_id), { call_id: ask.call_id, decision: 'maybe' });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.field, 'decision');

@@ -113,3 +113,83 @@ describe('provider errors', () => {
     assert.deepEqual([1024, 4095, 4096, 16383, 16384].map(effortFor), ['low', 'low', 'medium', 'medium', 'high']);
   });
 });
+
+describe('adapters carry protocol data back unchanged', () => {
+  const endpoint = { baseUrl: 'http://x/v1', apiKey: 'k' };
+  const base = { model: 'm', system: 's', tools: [], maxTokens: 4096, cache: false, cacheKey: 'sid' };
+
+  it('native: thinking with its signature and redacted thinking go back in the assistant turn', async () => {
+    const { nativeAdapter } = await import('../../backend/llm/native-adapter.js');
+    const { url, body } = nativeAdapter.request(
+      {
+        ...base,
+        messages: [
+          { role: 'user', blocks: [{ type: 'text', text: 'q' }] },
+          {
+            role: 'assistant',
+            blocks: [
+              { type: 'thinking', text: 'plan', signature: 'sig-1' },
+              { type: 'thinking', text: '', redacted: 'opaque' },
+              { type: 'thinking', text: 'no signature: dropped' },
+              { type: 'tool_call', call_id: 'tu1', server: 's', tool: 't', name: 's__t', arguments: { a: 1 } },
+            ],
+          },
+          { role: 'tool', blocks: [{ type: 'tool_result', call_id: 'tu1', ok: false, content: 'boom' }] },
+        ],
+      },
+      endpoint,
+    );
+    assert.equal(url, 'http://x/v1/messages', 'a base ending in /v1 is not doubled');
+    assert.deepEqual((body as any).messages[1].content, [
+      { type: 'thinking', thinking: 'plan', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'tool_use', id: 'tu1', name: 's__t', input: { a: 1 } },
+    ]);
+    assert.deepEqual((body as any).messages[2].content, [{ type: 'tool_result', tool_use_id: 'tu1', content: 'boom', is_error: true }]);
+  });
+
+  it('responsemode: encrypted reasoning items are read from the stream and sent back', async () => {
+    const { responsesAdapter } = await import('../../backend/llm/responses-adapter.js');
+    const emitted: string[] = [];
+    const reader = responsesAdapter.reader((e) => e.type === 'thinking' && emitted.push(e.text));
+    const feed = (type: string, data: Record<string, unknown>) => reader.feed(type, JSON.stringify({ type, ...data }));
+    feed('response.output_item.added', { output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [] } });
+    feed('response.reasoning_summary_text.delta', { output_index: 0, summary_index: 0, delta: 'Thinking' });
+    feed('response.output_item.done', { output_index: 0, item: { type: 'reasoning', id: 'rs_1', encrypted_content: 'ENC' } });
+    feed('response.output_item.added', {
+      output_index: 1,
+      item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '' },
+    });
+    feed('response.function_call_arguments.delta', { output_index: 1, delta: '{"x":' });
+    feed('response.function_call_arguments.delta', { output_index: 1, delta: '2}' });
+    feed('response.completed', { response: { usage: { input_tokens: 3, output_tokens: 2 } } });
+    const result = reader.finish();
+    assert.deepEqual(emitted, ['Thinking']);
+    assert.equal(result.stopReason, 'tool_use');
+    assert.deepEqual(result.blocks[0], { type: 'thinking', text: 'Thinking', item_id: 'rs_1', encrypted: 'ENC' });
+    const { body } = responsesAdapter.request(
+      {
+        ...base,
+        messages: [
+          { role: 'user', blocks: [{ type: 'text', text: 'q' }] },
+          { role: 'assistant', blocks: result.blocks },
+        ],
+      },
+      endpoint,
+    );
+    assert.deepEqual((body as any).input.slice(1), [
+      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Thinking' }], encrypted_content: 'ENC' },
+      { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{"x":2}' },
+    ]);
+  });
+
+  it('a stream that ends without its terminal event is an unreachable provider, not a success', async () => {
+    const { compatAdapter } = await import('../../backend/llm/compat-adapter.js');
+    const reader = compatAdapter.reader(() => undefined);
+    reader.feed('message', JSON.stringify({ choices: [{ index: 0, delta: { content: 'half' } }] }));
+    assert.throws(
+      () => reader.finish(),
+      (err: any) => err.code === 'provider_unreachable',
+    );
+  });
+});
