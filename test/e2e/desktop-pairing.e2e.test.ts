@@ -121,7 +121,7 @@ describe('desktop app: Reset pairing… on a folder a browser paired (Chromium, 
     await page.getByText('Resetting forgets every browser or app paired with this backend').waitFor();
     await screenshot(page, 'desktop-reset-pairing-confirm');
     await page.getByRole('button', { name: 'Reset and pair this app' }).click();
-    await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor({ timeout: 30_000 });
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor({ timeout: 30_000 });
     assert.match(stored ?? '', /^svc_/);
     assert.equal((await api(url, 'GET', '/api/config/providers', { credential: stored! })).status, 200);
     assert.equal((await api(url, 'GET', '/api/config/providers', { credential: browserClaim.body.credential })).status, 401);
@@ -136,7 +136,7 @@ describe('desktop app: Reset pairing… on a folder a browser paired (Chromium, 
     const deadline = Date.now() + 30_000;
     while ((stored === before || stored === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.notEqual(stored, before);
-    await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor({ timeout: 30_000 });
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor({ timeout: 30_000 });
     assert.equal((await api(url, 'GET', '/api/config/providers', { credential: stored! })).status, 200);
     assert.deepEqual(errors, []);
   });

@@ -60,6 +60,9 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
   it('pairs with the code from the backend log and keeps the credential across a reload', async () => {
     await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    // The UI opens on the chat page; the settings pages follow in the navigation.
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
     await page.getByRole('status', { name: 'Live updates' }).getByText('Live').waitFor();
     await page.reload();

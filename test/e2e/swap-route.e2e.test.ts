@@ -34,7 +34,7 @@ describe('swap builder page with a real route from the local chain', { timeout: 
     await page.goto(proc.url + '/');
     await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Swap builder' }).click();
     await page.getByLabel('Route builder URL').fill(proc.swapUrl);
     await page.getByLabel('Token in').fill(chain.token('WBNB').address);
