@@ -1,105 +1,33 @@
 // The chat API and WebSocket frames of DESIGN.md section 6, as the renderer reads them.
 
-export type Block =
-  | { type: 'text'; text: string }
-  | { type: 'thinking'; text: string }
-  | { type: 'tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown> }
-  | { type: 'tool_result'; call_id: string; ok: boolean; content: string };
+import type {
+  MessageView,
+  PublicBlock,
+  SearchHit,
+  SessionResponse,
+  SessionSummary,
+  TurnFrame,
+  Usage,
+} from '../../../backend/chat/chat-api.js';
 
-export interface Usage {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  reasoning: number;
-}
-
-export interface ChatMessage {
-  id: string;
-  role: 'user' | 'assistant' | 'tool';
-  created_at: string;
-  blocks: Block[];
-  usage?: Usage;
-  model?: string;
-}
-
-export interface CompactionRecord {
-  id?: string;
-  role: 'system';
-  kind: 'compaction';
-  summary: string;
-  through_message_id: string;
-  created_at?: string;
-}
-
-export type StoredMessage = ChatMessage | CompactionRecord;
+// The contract's own types (backend/chat/chat-api.ts), imported type-only.
+export type { SearchHit, SessionSummary, TurnFrame, Usage };
+export type Block = PublicBlock;
+export type StoredMessage = MessageView;
+export type CompactionRecord = Extract<MessageView, { role: 'system' }>;
+export type ChatMessage = Exclude<MessageView, { role: 'system' }>;
+export type SessionDetail = SessionResponse;
+export type ActiveTurn = NonNullable<SessionResponse['active_turn']>;
+export type TurnError = Extract<TurnFrame, { type: 'turn.failed' }>['error'];
 
 export function isCompaction(m: StoredMessage): m is CompactionRecord {
   return m.role === 'system';
 }
 
-export interface SessionSummary {
-  id: string;
-  title: string | null;
-  created_at: string;
-  updated_at: string;
-  model: string | null;
-  message_count: number;
-  usage?: Partial<Usage>;
-}
-
-export interface ActiveTurn {
-  turn_id: string;
-  last_seq: number;
-}
-
-export interface SessionDetail extends SessionSummary {
-  messages: StoredMessage[];
-  active_turn: ActiveTurn | null;
-}
-
-export interface SearchHit {
-  workspace_id: string;
-  session_id: string;
-  message_id: string;
-  snippet: string;
-}
-
-export interface TurnError {
-  code: string;
-  message: string;
-}
-
-interface FrameBase {
-  workspace_id: string;
-  session_id: string;
-  turn_id: string;
-  seq: number;
-}
-
-export type TurnFrame = FrameBase &
-  (
-    | { type: 'turn.started'; model: string }
-    | { type: 'turn.delta'; kind: 'text' | 'thinking'; text: string }
-    | {
-        type: 'turn.tool_call';
-        call_id: string;
-        server: string;
-        tool: string;
-        arguments: Record<string, unknown>;
-        needs_approval: boolean;
-      }
-    | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string }
-    | { type: 'turn.compacted'; through_message_id: string; tokens_before: number; tokens_after: number }
-    | ({ type: 'turn.usage' } & Usage)
-    | { type: 'turn.completed'; message_id: string; stop_reason: string }
-    | { type: 'turn.failed'; error: TurnError }
-  );
-
 /** A live message is a turn frame when its type says so and it carries the frame's keys. */
 export function asTurnFrame(m: { type: string }): TurnFrame | null {
   if (!m.type.startsWith('turn.')) return null;
-  const f = m as Partial<FrameBase>;
+  const f = m as Partial<Pick<TurnFrame, 'session_id' | 'turn_id' | 'seq'>>;
   return typeof f.session_id === 'string' && typeof f.turn_id === 'string' && typeof f.seq === 'number' ? (m as TurnFrame) : null;
 }
 

@@ -159,7 +159,12 @@ export class ConversationStore {
     try {
       const detail = await this.api.get<SessionDetail>(chatPath.session(ws, sid));
       const messages = detail.messages ?? [];
-      const patch: Partial<ConversationState> = { loading: false, loadError: undefined, messages, hasMore: messages.length >= FIRST_PAGE };
+      const patch: Partial<ConversationState> = {
+        loading: false,
+        loadError: undefined,
+        messages,
+        hasMore: detail.has_more ?? messages.length >= FIRST_PAGE,
+      };
       const active = detail.active_turn;
       if (active && this.state.live?.turnId !== active.turn_id) {
         patch.live = { ...newLiveTurn(active.turn_id), userMessageId: lastUserId(messages) };
@@ -182,7 +187,11 @@ export class ConversationStore {
       const detail = await this.api.get<SessionDetail>(chatPath.page(ws, sid, oldest.id, limit));
       const known = new Set(this.state.messages.map(idOf));
       const older = (detail.messages ?? []).filter((m) => !m.id || !known.has(m.id));
-      this.set({ messages: [...older, ...this.state.messages], hasMore: older.length > 0 && older.length >= limit, loadingOlder: false });
+      this.set({
+        messages: [...older, ...this.state.messages],
+        hasMore: older.length > 0 && (detail.has_more ?? older.length >= limit),
+        loadingOlder: false,
+      });
       return older.length > 0;
     } catch (err) {
       this.set({ loadingOlder: false, loadError: err });
