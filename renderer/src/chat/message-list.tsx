@@ -25,7 +25,7 @@ const Row = memo(function Row({ item }: { item: Item }) {
       );
     case 'compaction':
       return (
-        <aside className="msg msg-compaction" data-ids={item.ids.join(' ')} aria-label={t('chat.compacted')}>
+        <div className="msg msg-compaction" role="note" data-ids={item.ids.join(' ')} aria-label={t('chat.compacted')}>
           <p>{t('chat.compacted')}</p>
           {item.record.summary && (
             <details>
@@ -33,7 +33,7 @@ const Row = memo(function Row({ item }: { item: Item }) {
               <MarkdownView text={item.record.summary} />
             </details>
           )}
-        </aside>
+        </div>
       );
   }
 });
