@@ -4,6 +4,7 @@ import { useT } from '../i18n/i18n';
 import { fromShell, shell } from '../platform/shell-bridge';
 import { Card, ConfirmDialog, ErrorBanner, Notice, PageHeader } from '../ui/controls';
 import { LiveIndicator } from './live-indicator';
+import { DesktopBackendNote } from '../connect/reset-pairing';
 
 export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
   const t = useT();
@@ -38,6 +39,7 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
       <PageHeader title={t('session.title')} />
       <ErrorBanner error={error} />
       {rotated && <Notice tone="success">{t('session.rotated')}</Notice>}
+      <DesktopBackendNote />
       <Card title={t('session.backend')}>
         <dl className="kv">
           <dt>{t('connect.backendUrl')}</dt>
