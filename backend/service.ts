@@ -83,7 +83,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? new Logger();
   const paths = dataPaths(options.dataDir);
-  for (const warning of await prepareDataDir(paths)) logger.info(warning);
+  for (const warning of await prepareDataDir(paths)) logger.warn(warning);
 
   const config = new ConfigStore({ file: paths.config, env, logger, fallbackModel: options.model });
   await config.load();
@@ -123,7 +123,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(accessLog(logger, 'http', release));
   app.use(hostOriginGuard(policy));
   app.use(requireJsonBody);
-  app.use(publicSystemRoutes());
+  app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
   app.use(pairingRoutes(pairing));
   app.use(express.json({ limit: '1mb' }));
   app.use(limitJsonDepth);

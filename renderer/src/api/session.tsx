@@ -6,10 +6,44 @@ import { LiveSocket, type LiveMessage, type SocketState } from './live-socket';
 export interface Session {
   api: ApiClient;
   socket: LiveSocket;
+  /** The backend's node_id (how this device recognises it at any address), when it reports one. */
+  nodeId: string | null;
   /** Forget the credential and go back to pairing (after a 401, or on request). */
   endSession(reason: 'unauthorized' | 'user'): void;
-  /** Swap in a new credential (after rotation). */
-  replaceCredential(credential: string): Promise<void>;
+  /**
+   * Rotates the credential: this window switches to the new one (and stores it, so tabs sharing this
+   * storage follow); a 401 of the old one meanwhile is expected and never ends the session.
+   */
+  rotateCredential(): Promise<void>;
+  /** Unpairs on the backend (a new code is logged there) and returns to the pairing screen. */
+  resetPairing(): Promise<void>;
+  /** Whether the backend answers; writes are disabled while it does not. */
+  connectivity: Connectivity;
+}
+
+/** The backend's reachability as the last HTTP call or socket event saw it. */
+export class Connectivity {
+  offline = false;
+  private readonly listeners = new Set<(offline: boolean) => void>();
+  set(offline: boolean): void {
+    if (offline === this.offline) return;
+    this.offline = offline;
+    for (const l of this.listeners) l(offline);
+  }
+  onChange(listener: (offline: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+export function useOffline(): boolean {
+  const { connectivity } = useSession();
+  const [offline, setOffline] = useState(connectivity.offline);
+  useEffect(() => {
+    setOffline(connectivity.offline);
+    return connectivity.onChange(setOffline);
+  }, [connectivity]);
+  return offline;
 }
 
 const SessionContext = createContext<Session | null>(null);

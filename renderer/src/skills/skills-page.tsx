@@ -125,10 +125,13 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
     errors.clear();
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) return errors.setLocal('name', t('skills.nameRule'));
     try {
-      await api.put(path.skill(name), { content });
+      // A new skill is created only if the name is free; an edit replaces (the old text goes to trash).
+      if (props.name === null) await api.create(path.skill(name), { content });
+      else await api.put(path.skill(name), { content });
       props.onSaved();
     } catch (err) {
-      if (err instanceof ApiFailure && err.field && err.field !== 'name') errors.setLocal('content', err.message);
+      if (err instanceof ApiFailure && err.code === 'already_exists') errors.setLocal('name', t('mgmt.skillExists', { name }));
+      else if (err instanceof ApiFailure && err.field && err.field !== 'name') errors.setLocal('content', err.message);
       else errors.report(err, ['name', 'content']);
     }
   };

@@ -19,6 +19,10 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
     try {
       await props.save({ ...d, name: d.name.trim() });
     } catch (err) {
+      if (err instanceof ApiFailure && err.code === 'already_exists') {
+        errors.setLocal('name', t('mgmt.toolExists', { name: d.name.trim() }));
+        return;
+      }
       // Server fields look like mcpServers.<name>.url: show them at the form's own field.
       if (err instanceof ApiFailure && err.field?.startsWith('mcpServers')) {
         const leaf = err.field.split('.').pop() ?? '';

@@ -22,10 +22,8 @@ export function ToolServersPage() {
   const servers = (file.data?.mcpServers ?? {}) as Record<string, Raw>;
   const readonly = (file.data?.readonly ?? {}) as Record<string, Raw>;
 
-  const put = async (next: Record<string, Raw>) => {
-    await api.put(filePath, { ...(file.data ?? {}), readonly: undefined, errors: undefined, mcpServers: next });
-    await file.reload();
-  };
+  // One server per call: creating never replaces (409 already_exists), replacing keeps the old entry in trash.
+  const serverPath = (name: string) => `${filePath}/servers/${encodeURIComponent(name)}`;
 
   const rows = [
     ...Object.entries(readonly).map(([n, s]) => ({ name: n, server: s, ro: true })),
@@ -130,8 +128,10 @@ export function ToolServersPage() {
           editing={editing.editing}
           onClose={() => setEditing(null)}
           save={async (draft) => {
-            await put({ ...servers, [draft.name]: serverFromDraft(draft, servers[draft.name]) });
+            if (editing.editing) await api.put(serverPath(draft.name), serverFromDraft(draft, servers[draft.name]));
+            else await api.post(`${filePath}/servers`, { name: draft.name, server: serverFromDraft(draft) });
             setEditing(null);
+            await file.reload();
           }}
         />
       )}
@@ -142,8 +142,8 @@ export function ToolServersPage() {
         confirmLabel={t('tools.remove')}
         onClose={() => setRemoving(null)}
         onConfirm={async () => {
-          const { [removing!]: _gone, ...rest } = servers;
-          await put(rest);
+          await api.del(serverPath(removing!));
+          await file.reload();
         }}
       />
     </>
