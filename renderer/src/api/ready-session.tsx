@@ -41,16 +41,21 @@ export function ReadySession(props: {
       if (rotating || recovering || ended) return;
       recovering = true;
       try {
-        const stored = await readCredential(baseUrl, nodeId);
-        if (stored && stored !== credential) {
-          try {
-            await createApiClient(baseUrl, stored, () => undefined).get('/api/config/providers');
-            return adopt(stored);
-          } catch {
-            // the stored one is refused too: fall through
+        // A sibling tab may be rotating right now: give it a moment to store the new credential.
+        for (const wait of [0, 500, 1500]) {
+          await new Promise((r) => setTimeout(r, wait));
+          if (ended || rotating) return;
+          const stored = await readCredential(baseUrl, nodeId);
+          if (stored && stored !== credential) {
+            try {
+              await createApiClient(baseUrl, stored, () => undefined).get('/api/config/providers');
+              return adopt(stored);
+            } catch {
+              // the stored one is refused too
+            }
           }
         }
-        if (!rotating) end('unauthorized');
+        end('unauthorized');
       } finally {
         recovering = false;
       }
@@ -102,17 +107,16 @@ export function ReadySession(props: {
     return () => session.socket.stop();
   }, [session]);
 
-  // Another tab of this browser rotated (new value) or forgot (removed) the credential of this backend.
+  // Another tab of this browser rotated the credential of this backend: follow it. (A removal is not
+  // followed: a tab clearing a refused credential must not sign out tabs that hold a newer one.)
   useEffect(() => {
     if (!nodeId) return;
     const onStorage = (e: StorageEvent) => {
-      if (e.key !== credentialKey(nodeId)) return;
-      if (e.newValue && e.newValue !== credential) onCredential(e.newValue);
-      else if (e.newValue === null) session.endSession('user');
+      if (e.key === credentialKey(nodeId) && e.newValue && e.newValue !== credential) onCredential(e.newValue);
     };
     window.addEventListener('storage', onStorage);
     return () => window.removeEventListener('storage', onStorage);
-  }, [nodeId, credential, onCredential, session]);
+  }, [nodeId, credential, onCredential]);
 
   return (
     <SessionProvider session={session}>

@@ -175,6 +175,7 @@ export function PairingScreen(props: {
                 {t('mgmt.boundWayCli')} <code>npm run backend -- reset-pairing</code>
               </li>
             </ul>
+            {!shell() && <p>{t('mgmt.boundOtherAddress')}</p>}
             <p className="muted">{t('mgmt.boundWatching')}</p>
           </div>
         )}

@@ -18,6 +18,8 @@ export const enMgmt = {
   'mgmt.boundWayApp': 'In the desktop app: use “Reset pairing” for the bundled backend.',
   'mgmt.boundWayPaired': 'From a window that is still paired: Connection → Reset pairing.',
   'mgmt.boundWayCli': 'On the machine that runs the backend:',
+  'mgmt.boundOtherAddress':
+    'Paired this browser earlier at another address of this backend (localhost instead of 127.0.0.1, or an older port)? A browser keeps storage per address: open the page at that address instead.',
   'mgmt.boundWatching': 'This page notices the reset by itself and then asks for the new code from the backend log.',
   'mgmt.offline': 'The backend at {url} is not answering. Changes are disabled until it is back; this page reconnects by itself.',
   'mgmt.offlineReason': 'The backend is not answering',

@@ -15,6 +15,8 @@ export const zhMgmt: Record<keyof typeof enMgmt, string> = {
   'mgmt.boundWayApp': '在桌面应用中：对内置后端使用“重置配对”。',
   'mgmt.boundWayPaired': '在仍已配对的窗口中：连接 → 重置配对。',
   'mgmt.boundWayCli': '在运行后端的机器上：',
+  'mgmt.boundOtherAddress':
+    '之前在此后端的另一个地址（localhost 而非 127.0.0.1，或旧端口）上配对过此浏览器？浏览器按地址分别保存数据：请改用那个地址打开页面。',
   'mgmt.boundWatching': '重置后此页面会自动发现，并请你输入后端日志中的新配对码。',
   'mgmt.offline': '{url} 上的后端没有响应。在它恢复之前无法修改；此页面会自动重新连接。',
   'mgmt.offlineReason': '后端没有响应',
