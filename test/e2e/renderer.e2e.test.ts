@@ -66,15 +66,14 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
   });
 
-  it('tells a second browser that the backend is already paired and how to reset it', async () => {
+  it('tells a second browser up front that the backend is already paired and how to reset it', async () => {
     const other = await browser.newPage();
     try {
       await other.goto(proc.url + '/');
-      await other.getByLabel('Pairing code').fill('000000');
-      await other.getByRole('button', { name: 'Pair', exact: true }).click();
-      const message = other.getByText(/This backend is already paired/);
+      const message = other.getByRole('alert').filter({ hasText: /This backend is already paired with/ });
       await message.waitFor();
       assert.match(await message.innerText(), /reset-pairing/);
+      assert.equal(await other.getByLabel('Pairing code').count(), 0);
     } finally {
       await other.close();
     }
@@ -164,7 +163,7 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await dialog.getByLabel('Server name').fill('search');
     await dialog.getByLabel('Transport').selectOption('http');
     await dialog.getByLabel('Server URL').fill('ftp://example.com/mcp');
-    const rejected = apiCall(page, 'PUT', '/api/mcp/global');
+    const rejected = apiCall(page, 'POST', '/api/mcp/global/servers');
     await dialog.getByRole('button', { name: 'Save' }).click();
     assert.equal((await rejected).status(), 400);
     await dialog
@@ -174,9 +173,9 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
       .filter({ hasText: 'http(s)' })
       .waitFor();
     await dialog.getByLabel('Server URL').fill('https://example.com/mcp');
-    const saved = apiCall(page, 'PUT', '/api/mcp/global');
+    const saved = apiCall(page, 'POST', '/api/mcp/global/servers');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    assert.equal((await saved).status(), 200);
+    assert.equal((await saved).status(), 201);
     await page.getByRole('row').filter({ hasText: 'https://example.com/mcp' }).waitFor();
     assert.deepEqual(JSON.parse(file('global_mcp_servers.json')).mcpServers.search, { type: 'http', url: 'https://example.com/mcp' });
     await screenshot(page, '10-tool-servers');
@@ -251,7 +250,8 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     const nodeId = (JSON.parse(file('selfhost/pairing.json')) as { node_id: string }).node_id;
     await page.getByText(nodeId, { exact: true }).waitFor();
     await screenshot(page, '09-connection');
-    const credential = (await page.evaluate(`localStorage.getItem('service.credential:${proc.url}')`)) as string;
+    const key = `service.credential.node:${nodeId}`;
+    const credential = (await page.evaluate(`localStorage.getItem('${key}')`)) as string;
     assert.match(credential, /^svc_/);
     const res = await fetch(`${proc.url}/api/selfhost/pairing/reset`, {
       method: 'POST',
@@ -260,7 +260,7 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     assert.equal(res.status, 200);
     await page.getByText('no longer accepts this window’s credential').waitFor();
     await page.getByLabel('Pairing code').waitFor();
-    assert.equal(await page.evaluate(`localStorage.getItem('service.credential:${proc.url}')`), null);
+    assert.equal(await page.evaluate(`localStorage.getItem('${key}')`), null);
     assert.deepEqual(errors, []);
   });
 });

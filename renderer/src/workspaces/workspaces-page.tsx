@@ -10,10 +10,17 @@ function ProfileSelect(props: {
   onChange(v: string | null): void;
   label?: string;
   disabled?: boolean;
+  // Passed by <Field>, which ties its visible label to the control by id.
+  id?: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
 }) {
   const { t } = useI18n();
   return (
     <select
+      id={props.id}
+      aria-invalid={props['aria-invalid']}
+      aria-describedby={props['aria-describedby']}
       aria-label={props.label}
       value={props.value ?? ''}
       disabled={props.disabled}
@@ -97,7 +104,7 @@ export function WorkspacesPage() {
             <tr>
               <th>{t('workspaces.name')}</th>
               <th>{t('workspaces.profile')}</th>
-              <th>{t('workspaces.created')}</th>
+              <th className="col-optional">{t('workspaces.created')}</th>
               <th>
                 <span className="sr-only">{t('common.actions')}</span>
               </th>
@@ -118,7 +125,9 @@ export function WorkspacesPage() {
                   onChange={(v) => void bind(w, v)}
                 />
               </td>
-              <td className="small muted">{w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}</td>
+              <td className="small muted col-optional">
+                {w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}
+              </td>
               <td className="row-actions">
                 <button
                   type="button"
