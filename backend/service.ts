@@ -5,6 +5,7 @@ import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js'
 import { mcpRoutes } from './api/mcp-routes.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
+import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
 import { createManagedStores, type ManagedStores } from './config/managed-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
@@ -146,6 +147,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(mcpRoutes(stores, ws));
   app.use(skillRoutes(stores, ws));
   app.use(logRoutes(logger));
+  app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => logger.error(`error: ${(err as Error)?.stack ?? String(err)}`)));
