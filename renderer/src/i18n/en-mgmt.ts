@@ -32,6 +32,7 @@ export const enMgmt = {
   'mgmt.fixFields': 'Fix the highlighted fields: {fields}.',
   'mgmt.envLine': 'Line {line} has no “=”: write NAME=value.',
   'mgmt.headerLine': 'Line {line} has no “:”: write Name: value.',
+  'mgmt.positiveInt': '{field} must be a whole number above 0.',
   'mgmt.required': '{field} is required.',
   'mgmt.importJson': 'Import JSON',
   'mgmt.importTitle': 'Import tool servers',

@@ -29,6 +29,7 @@ export const zhMgmt: Record<keyof typeof enMgmt, string> = {
   'mgmt.fixFields': '请修正标出的字段：{fields}。',
   'mgmt.envLine': '第 {line} 行没有“=”：请写成 NAME=value。',
   'mgmt.headerLine': '第 {line} 行没有“:”：请写成 Name: value。',
+  'mgmt.positiveInt': '{field}必须是大于 0 的整数。',
   'mgmt.required': '{field}为必填项。',
   'mgmt.importJson': '导入 JSON',
   'mgmt.importTitle': '导入工具服务器',

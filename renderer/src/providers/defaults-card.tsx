@@ -18,6 +18,10 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
     .filter((p) => p.enabled)
     .flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })));
 
+  // The effective default may name a provider that was disabled since: chats on the default would fail.
+  const [effProvider, ...effModel] = (data.effective_default ?? '').split(':');
+  const disabledOwner = data.effective_default ? data.providers.find((p) => p.id === effProvider && !p.enabled) : undefined;
+
   const save = async () => {
     const [provider, ...rest] = choice.split(':');
     setError(undefined);
@@ -60,6 +64,9 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
           <code>{data.effective_default ?? t('common.none')}</code>
         </div>
       </div>
+      {disabledOwner && (
+        <Notice tone="warning">{t('mgmt.defaultDisabled', { model: effModel.join(':'), provider: disabledOwner.name })}</Notice>
+      )}
       {saved && <Notice tone="success">{t('common.saved')}</Notice>}
       <ErrorBanner error={error} />
     </Card>

@@ -5,6 +5,7 @@ import { useT } from '../i18n/i18n';
 import { Badge, Card, CopyButton, ErrorBanner, Field, Notice, PageHeader, useFormErrors } from '../ui/controls';
 import { RoutePicture } from './route-picture';
 import { CHAINS, DEFAULT_SWAP_URL, requestBody, SOURCES, usd, type RouteResponse, type SwapForm } from './swap-types';
+import { focusFirstInvalid } from '../ui/form-kit';
 import { formatUnits, parseUnits } from './token-units';
 import { useSwapInfo, type Resolved } from './use-swap-info';
 
@@ -227,15 +228,6 @@ export function SwapPage() {
       </div>
     </>
   );
-}
-
-/** Moves focus (and the view) to the first field marked invalid, once React has rendered the marks. */
-export function focusFirstInvalid(form: HTMLElement | null): void {
-  requestAnimationFrame(() => {
-    const first = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
-    first?.scrollIntoView({ block: 'center' });
-    first?.focus();
-  });
 }
 
 function RouteResult({

@@ -4,6 +4,7 @@ import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
+import { ImportJsonDialog } from './import-json';
 import { ServerEditor } from './server-editor';
 
 type Raw = Record<string, unknown>;
@@ -19,6 +20,7 @@ export function ToolServersPage() {
   const file = useResource<McpView>(filePath, ['mcp']);
   const [editing, setEditing] = useState<{ draft: ServerDraft; editing: boolean } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
   const servers = (file.data?.mcpServers ?? {}) as Record<string, Raw>;
   const readonly = (file.data?.readonly ?? {}) as Record<string, Raw>;
 
@@ -36,9 +38,14 @@ export function ToolServersPage() {
         title={t('nav.tools')}
         subtitle={t('tools.subtitle')}
         actions={
-          <button type="button" className="btn btn-primary" onClick={() => setEditing({ draft: EMPTY_SERVER, editing: false })}>
-            {t('tools.add')}
-          </button>
+          <>
+            <button type="button" className="btn" onClick={() => setImporting(true)}>
+              {t('mgmt.importJson')}
+            </button>
+            <button type="button" className="btn btn-primary" onClick={() => setEditing({ draft: EMPTY_SERVER, editing: false })}>
+              {t('tools.add')}
+            </button>
+          </>
         }
       />
       <div className="scope-bar">
@@ -133,6 +140,14 @@ export function ToolServersPage() {
             setEditing(null);
             await file.reload();
           }}
+        />
+      )}
+      {importing && (
+        <ImportJsonDialog
+          filePath={filePath}
+          existing={[...Object.keys(servers), ...Object.keys(readonly)]}
+          onClose={() => setImporting(false)}
+          onImported={() => void file.reload()}
         />
       )}
       <ConfirmDialog
