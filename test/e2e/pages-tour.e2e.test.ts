@@ -105,6 +105,26 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     });
   }
 
+  it('in Chinese at 1280×800 and 900×700', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${proc.url}/#/providers`);
+    await page.getByLabel('Language').selectOption('zh');
+    await page.getByRole('heading', { name: '模型服务商', level: 1 }).waitFor();
+    for (const [width, height] of [VIEWPORTS[0], VIEWPORTS[1]]) {
+      await page.setViewportSize({ width, height });
+      for (const [route] of PAGES) {
+        await page.goto(`${proc.url}/#/${route}`);
+        await page.locator('h1').waitFor();
+        await page.waitForLoadState('networkidle');
+        await screenshot(page, `tour-zh-${route}-${width}x${height}`);
+        await assertAccessible(page, `${route} in Chinese at ${width}×${height}`);
+        await assertFits(page, `${route} in Chinese at ${width}×${height}`);
+      }
+    }
+    await page.getByLabel('语言').selectOption('auto');
+    await page.getByRole('heading', { name: 'Connection', level: 1 }).waitFor();
+  });
+
   it('the UI language stays what the user chose when a profile answers in Chinese', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${proc.url}/#/profiles`);
