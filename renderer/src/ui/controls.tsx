@@ -273,6 +273,10 @@ export function useFormErrors() {
       setFields(problems);
       setGeneral(undefined);
     },
+    /** The user changed something: a form-wide error from the last try is stale. */
+    clearGeneral() {
+      setGeneral(undefined);
+    },
     /** The user changed the field: its old error is stale. */
     clearField(name: string) {
       setFields((f) => {
