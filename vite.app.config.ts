@@ -20,7 +20,6 @@ export default defineConfig(({ mode }): UserConfig => {
   const target = TARGETS[mode as keyof typeof TARGETS];
   if (!target) throw new Error(`--mode must be one of ${Object.keys(TARGETS).join(', ')} (got "${mode}")`);
   return {
-    configFile: false,
     publicDir: false,
     logLevel: 'warn',
     ssr: { noExternal: true, external: ['electron'], target: 'node' },

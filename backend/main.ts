@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
+import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
+import { inUtilityProcess, watchParent } from './cli/parent-watch.js';
 import { resetPairing } from './cli/reset-pairing.js';
+import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
 import { createService, type Service } from './service.js';
 import { VERSION } from './version.js';
@@ -34,7 +37,18 @@ function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, p
 
 async function serve(options: CliOptions): Promise<void> {
   let service: Service;
+  let lock: InstanceLock;
+  let extraCas: string[] = [];
   try {
+    extraCas = options.caCerts ? readCaCertificates(options.caCerts) : [];
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  if (extraCas.length > 0) trustExtraCaCertificates(extraCas);
+  try {
+    // One backend per data directory, checked before anything in it is touched.
+    lock = await InstanceLock.acquire(options.dataDir);
     service = await createService({
       dataDir: options.dataDir,
       host: options.host,
@@ -44,10 +58,12 @@ async function serve(options: CliOptions): Promise<void> {
       swapEnabled: options.swapPort !== 'off',
     });
   } catch (err) {
-    process.stderr.write(`error: cannot use data directory ${options.dataDir}: ${(err as Error).message}\n`);
+    if (err instanceof InstanceLockedError) process.stderr.write(`error: ${err.message}\n`);
+    else process.stderr.write(`error: cannot use data directory ${options.dataDir}: ${(err as Error).message}\n`);
     process.exit(1);
   }
   const { logger } = service;
+  if (extraCas.length > 0) logger.info(`trusting ${extraCas.length} extra CA certificate(s) from ${options.caCerts} for outgoing HTTPS`);
   if (!isLoopbackAddress(options.host)) {
     logger.error(`warning: listening on non-loopback address ${options.host}; anyone who can reach it can try to pair`);
   }
@@ -64,6 +80,7 @@ async function serve(options: CliOptions): Promise<void> {
   logger.info(`listening on http://${formatHost(options.host)}:${port}`);
 
   let swapServer: Server | undefined;
+  let swapUrl: string | null = null;
   if (service.swapApp && options.swapPort !== 'off') {
     const swapPortWanted = options.swapPort;
     swapServer = createServer(service.swapApp);
@@ -74,7 +91,8 @@ async function serve(options: CliOptions): Promise<void> {
       listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
     );
     service.setSwapPort(swapPort);
-    logger.info(`swap builder listening on http://${SWAP_HOST}:${swapPort}`);
+    swapUrl = `http://${SWAP_HOST}:${swapPort}`;
+    logger.info(`swap builder listening on ${swapUrl}`);
   }
 
   let stopping = false;
@@ -100,6 +118,12 @@ async function serve(options: CliOptions): Promise<void> {
   if (process.channel) {
     process.on('disconnect', () => shutdown('parent exited'));
   }
+  // Run by the desktop app in an Electron utility process (no IPC channel): watch the app's process.
+  if (inUtilityProcess()) watchParent(() => shutdown('parent exited'));
+  // The desktop app finds a running backend for its data directory here.
+  lock.update({ url: `http://${formatHost(options.host)}:${port}`, swapUrl }).catch((err: Error) => {
+    logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

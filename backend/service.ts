@@ -1,8 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
+import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
+import { mcpStatusRoutes } from './api/mcp-status-routes.js';
+import { McpManager } from './mcp/mcp-manager.js';
+import { McpToolProvider } from './mcp/mcp-tool-provider.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
@@ -11,6 +15,8 @@ import { createManagedStores, type ManagedStores } from './config/managed-stores
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
+import { ChatEngine } from './chat/chat-engine.js';
+import type { ToolProvider } from './chat/tool-provider.js';
 import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
@@ -43,6 +49,8 @@ export interface ServiceOptions {
   swapEnabled?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
+  tools?: ToolProvider;
 }
 
 export interface Service {
@@ -56,6 +64,12 @@ export interface Service {
   stores: ManagedStores;
   pairing: PairingService;
   ws: WsHub;
+  /** Running tool servers (started on first use). */
+  mcp: McpManager;
+  /** Tool servers and skills as the chat turn loop uses them. */
+  tools: ToolProvider;
+  /** Sessions and turns. */
+  chat: ChatEngine;
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
@@ -71,6 +85,11 @@ const UI_CSP =
 function positiveMs(value: string | undefined): number | undefined {
   const n = value === undefined ? NaN : Number(value);
   return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** A test knob that may only shorten a limit. */
+function shorterMs(value: string | undefined, max: number): number {
+  return Math.min(positiveMs(value) ?? max, max);
 }
 
 async function readBootstrapSecret(paths: DataPaths, env: NodeJS.ProcessEnv): Promise<string | undefined> {
@@ -145,7 +164,28 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(profileRoutes(stores, ws));
   app.use(workspaceRoutes(stores, ws));
   app.use(mcpRoutes(stores, ws));
+  // Tool servers: test knobs may only shorten the idle stop, the per-call and the start timeouts.
+  const mcp = new McpManager({
+    store: stores.mcp,
+    paths,
+    env,
+    log: (line) => logger.info(line),
+    idleMs: shorterMs(env.SERVICE_MCP_IDLE_MS, 5 * 60_000),
+    callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
+    startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
+  });
+  const tools: ToolProvider =
+    options.tools ??
+    new McpToolProvider({
+      manager: mcp,
+      store: stores.mcp,
+      skills: stores.skills,
+      onConfigChanged: (scope) => ws.configChanged('mcp', scope),
+    });
+  app.use(mcpStatusRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
+  const chat = new ChatEngine({ stores, ws, logger, tools });
+  app.use(chatRoutes(stores, chat));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));
@@ -161,6 +201,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     pairing,
     ws,
+    mcp,
+    tools,
+    chat,
     options,
     setPort(p) {
       port = p;
@@ -169,8 +212,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       swapPort = p;
     },
     close() {
+      void chat.close();
       ws.close();
       pairing.close();
+      void mcp.shutdown();
     },
   };
 }

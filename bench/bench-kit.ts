@@ -135,7 +135,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** Claims the pairing code the backend printed; returns the credential. */
 export async function pair(l: Listener): Promise<string> {
   const deadline = performance.now() + 10_000;
-  let m: RegExpExecArray | null = null;
+  let m: RegExpExecArray | null;
   while (!(m = /^pairing code: (\d{6})/m.exec(l.output()))) {
     if (performance.now() > deadline) throw new Error(`no pairing code in the log:\n${l.output()}`);
     await sleep(20);

@@ -27,6 +27,8 @@ console.table({
   'cold p50 (ms, target < 150)': speed.coldP50Ms.toFixed(2),
   'cold p99 (ms)': speed.coldP99Ms.toFixed(2),
   'builds/s, 8 clients, warm': speed.buildsPerSecond8.toFixed(0),
+  'warm p50 with gas simulation (ms)': speed.simulatedP50Ms.toFixed(2),
+  'warm p99 with gas simulation (ms)': speed.simulatedP99Ms.toFixed(2),
 });
 mkdirSync(out, { recursive: true });
 writeFileSync(path.join(out, 'routes.json'), `${JSON.stringify({ quality, rows, speed }, null, 2)}\n`);

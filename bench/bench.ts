@@ -9,7 +9,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
+import { chatFigures } from './chat-bench.js';
 import { logBuffer } from './log-bench.js';
+import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
@@ -23,6 +25,8 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   websocket: () => wsFanOut(),
   renderer: () => rendererFigures(),
   routes: () => routeBuilds(),
+  mcp: () => mcpFigures(),
+  chat: () => chatFigures(),
 };
 
 function num(v: number | undefined): string {

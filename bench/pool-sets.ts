@@ -31,7 +31,26 @@ export function v2Pool(depth: bigint, skew: number, feeBps: number): PoolQuote {
 
 /** A V3 pool with liquidity in nested ranges around the current price (tick spacing 60). */
 export function v3Pool(depth: bigint, skew: number, fee: number, random: () => number): PoolQuote {
-  const spacing = 60;
+  return clPool(depth, skew, fee, 60, random, undefined);
+}
+
+/**
+ * A V4 pool: the same concentrated-liquidity math with any tick spacing, and the V4 fee rule (a
+ * protocol fee per direction added on top of the LP fee).
+ */
+export function v4Pool(depth: bigint, skew: number, lpFee: number, spacing: number, protocolFee: number, random: () => number): PoolQuote {
+  const fee = protocolFee === 0 ? lpFee : protocolFee + lpFee - Math.floor((protocolFee * lpFee) / 1_000_000);
+  return clPool(depth, skew, fee, spacing, random, [fee, lpFee]);
+}
+
+function clPool(
+  depth: bigint,
+  skew: number,
+  fee: number,
+  spacing: number,
+  random: () => number,
+  fees: [number, number] | undefined,
+): PoolQuote {
   const tick = Math.round(Math.log(skew) / Math.log(1.0001));
   const base = Math.floor(tick / spacing) * spacing;
   const bitmap = new Map<number, bigint>();
@@ -39,7 +58,7 @@ export function v3Pool(depth: bigint, skew: number, fee: number, random: () => n
   let active = 0n;
   const ranges = 3 + Math.floor(random() * 4);
   for (let i = 0; i < ranges; i++) {
-    const half = spacing * (2 + Math.floor(random() * 200) * (i + 1));
+    const half = spacing * Math.max(2, Math.round(((2 + Math.floor(random() * 200) * (i + 1)) * 60) / spacing));
     const lower = base - half;
     const upper = base + half;
     // Liquidity so that the range holds roughly `depth / ranges` of token0.
@@ -57,12 +76,14 @@ export function v3Pool(depth: bigint, skew: number, fee: number, random: () => n
     active += L;
   }
   // Every word of the tick range is "read", so a large trade can walk out of the ranges.
-  for (let w = -58; w <= 58; w++) if (!bitmap.has(w)) bitmap.set(w, 0n);
+  const maxWord = Math.ceil(887272 / spacing / 256) + 1;
+  for (let w = -maxWord; w <= maxWord; w++) if (!bitmap.has(w)) bitmap.set(w, 0n);
   const state: V3PoolState = {
     sqrtPriceX96: getSqrtRatioAtTick(tick),
     tick,
     liquidity: active,
     fee,
+    fees,
     tickSpacing: spacing,
     bitmap,
     liquidityNet,
@@ -76,7 +97,7 @@ export interface PoolSetCase {
   deepest: bigint;
 }
 
-/** A set of `paths` disjoint candidate paths, each one or two hops of mixed V2/V3 pools. */
+/** A set of `paths` disjoint candidate paths, each one or two hops of mixed V2/V3/V4 pools. */
 export function poolSet(seed: number, paths: number): PoolSetCase {
   const random = rng(seed);
   const candidates: SplitCandidate[] = [];
@@ -88,10 +109,20 @@ export function poolSet(seed: number, paths: number): PoolSetCase {
       const depth = E18 * BigInt(Math.round(50_000 + random() * 2_000_000));
       if (depth > deepest) deepest = depth;
       const skew = 0.995 + random() * 0.01;
+      const kind = random();
       quotes.push(
-        random() < 0.5
+        kind < 0.35
           ? v2Pool(depth, skew, random() < 0.5 ? 25 : 30)
-          : v3Pool(depth, skew, [100, 500, 3000][Math.floor(random() * 3)], random),
+          : kind < 0.7
+            ? v3Pool(depth, skew, [100, 500, 3000][Math.floor(random() * 3)], random)
+            : v4Pool(
+                depth,
+                skew,
+                [100, 500, 2000, 3000, 4321][Math.floor(random() * 5)],
+                [1, 10, 40, 60, 200][Math.floor(random() * 5)],
+                random() < 0.3 ? Math.floor(random() * 1000) : 0,
+                random,
+              ),
       );
     }
     candidates.push({

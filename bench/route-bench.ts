@@ -31,12 +31,23 @@ function latency(name: string, samples: number[], p: number, target?: Target, no
 
 export async function routeBuilds(rounds = 40): Promise<Figure[]> {
   const speed = await routeSpeed(rounds);
-  const { warm, cold } = speed.raw;
+  const { warm, cold, simulated } = speed.raw;
   return [
-    latency('route build, warm cache, p50 (HTTP, 8 scenarios)', warm, 50, { on: 'median', op: '<=', value: 5 }),
+    latency('route build, warm cache, p50 (HTTP, 11 scenarios, gas model)', warm, 50, { on: 'median', op: '<=', value: 5 }),
     latency('route build, warm cache, p99', warm, 99, { on: 'median', op: '<=', value: 20 }),
     latency('route build, cold (empty cache, anvil), p50', cold, 50, { on: 'median', op: '<=', value: 150 }),
     latency('route build, cold, p99', cold, 99),
+    latency('route build, warm, with gas simulation, p50', simulated, 50),
+    {
+      group: 'routes',
+      name: 'gas simulation added latency (warm p50 with − without)',
+      unit: 'ms',
+      median: percentile(simulated, 50) - percentile(warm, 50),
+      spread: null,
+      spreadKind: 'none',
+      runs: 1,
+      note: 'eth_estimateGas with state overrides against the local anvil node; skip it with simulateGas: false or gas_simulation: false',
+    },
     {
       group: 'routes',
       name: 'route builds per second, warm, 8 concurrent clients',
@@ -45,7 +56,7 @@ export async function routeBuilds(rounds = 40): Promise<Figure[]> {
       spread: null,
       spreadKind: 'none',
       runs: 1,
-      note: 'one 3 s run over the 8 scenarios',
+      note: 'one 3 s run over the 11 scenarios',
     },
   ];
 }

@@ -89,6 +89,48 @@ contract DexRouter {
         return _smartSwap(baseRequest, batchesAmount, batches, receiver);
     }
 
+    /// Native <-> wrapped native for msg.sender: rawdata bit 255 = reversed (wrapped -> native),
+    /// low 128 bits = amount. Wrapping sends msg.value == amount; unwrapping pulls the wrapped
+    /// token through the approval pair, like any ERC-20 input.
+    function swapWrap(uint256 orderId, uint256 rawdata) external payable nonReentrant {
+        emit SwapOrderId(orderId);
+        _wrap((rawdata & REVERSE_BIT) != 0, rawdata & type(uint128).max, msg.sender, 0);
+    }
+
+    /// The same for another receiver; the tokens must be exactly native/wrapped or wrapped/native.
+    function swapWrapToWithBaseRequest(
+        uint256 orderId,
+        address receiver,
+        BaseRequest calldata req
+    ) external payable nonReentrant {
+        require(receiver != address(0), "Route: receiver is zero");
+        require(req.deadLine >= block.timestamp, "Route: expired");
+        address from = address(uint160(req.fromToken & ADDRESS_MASK));
+        bool reversed;
+        if (from == NATIVE && req.toToken == wrappedNative) reversed = false;
+        else if (from == wrappedNative && req.toToken == NATIVE) reversed = true;
+        else revert("SwapWrap: invalid token pair");
+        emit SwapOrderId(orderId);
+        _wrap(reversed, req.fromTokenAmount, receiver, req.minReturnAmount);
+    }
+
+    function _wrap(bool reversed, uint256 amount, address receiver, uint256 minReturn) private {
+        require(amount > 0, "Route: fromTokenAmount must be > 0");
+        require(amount >= minReturn, "Min return not reached");
+        if (!reversed) {
+            require(msg.value == amount, "SwapWrap: value not match");
+            IWrappedNative(wrappedNative).deposit{value: amount}();
+            SafeERC20Calls.safeTransfer(wrappedNative, receiver, amount);
+            emit OrderRecord(NATIVE, wrappedNative, msg.sender, amount, amount);
+        } else {
+            require(msg.value == 0, "Route: msg.value must be 0 for token input");
+            approveProxy.claimTokens(wrappedNative, msg.sender, address(this), amount);
+            IWrappedNative(wrappedNative).withdraw(amount);
+            SafeERC20Calls.sendNative(receiver, amount);
+            emit OrderRecord(wrappedNative, NATIVE, msg.sender, amount, amount);
+        }
+    }
+
     function _smartSwap(
         BaseRequest calldata req,
         uint256[] calldata batchesAmount,

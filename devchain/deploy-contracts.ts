@@ -30,6 +30,19 @@ export interface DevchainAddresses {
   /** eth_call helper returning what a V3 swap would pay (see contracts/v3-quote-probe.sol). */
   v3QuoteProbe: string;
   sources: Record<SourceName, SourceContracts>;
+  /** swapav3's V4 side: the PoolManager from @uniswap/v4-core's artifact and this project's adapter. */
+  v4: {
+    poolManager: string;
+    adapter: string;
+    /** eth_call helper returning what a V4 swap would pay (contracts/v4-quote-probe.sol). */
+    quoteProbe: string;
+    /** PoolModifyLiquidityTest: adds liquidity for the deployer. */
+    liquidityRouter: string;
+    /** A FeeTakingHook deployed normally; its runtime is copied to a flagged address. */
+    feeHookImpl: string;
+    /** Block of the PoolManager's deployment (swap.yaml v4.from_block). */
+    fromBlock: number;
+  };
 }
 
 /** Raw units minted to the deployer per token: enough for every pool many times over. */
@@ -95,6 +108,15 @@ export function queueContracts(
     }
     return { kind: 'v3', factory, adapter: tx.deploy(`${name} adapter`, c('V3Adapter'), [factory]) };
   };
+  const poolManager = tx.deploy('V4 PoolManager', uni.v4PoolManager, [tx.from], 8_000_000n);
+  const v4 = {
+    poolManager,
+    adapter: tx.deploy('V4Adapter', c('V4Adapter'), [poolManager, wrappedNative]),
+    quoteProbe: tx.deploy('V4QuoteProbe', c('V4QuoteProbe'), [poolManager]),
+    liquidityRouter: tx.deploy('V4 PoolModifyLiquidityTest', uni.v4ModifyLiquidity, [poolManager]),
+    feeHookImpl: tx.deploy('V4 FeeTakingHook', uni.v4FeeTakingHook, [poolManager]),
+    fromBlock: 0,
+  };
   const sources: Record<SourceName, SourceContracts> = {
     swapa: v2('swapa'),
     swapav3: v3('swapav3'),
@@ -102,7 +124,7 @@ export function queueContracts(
     'swapb-v3': v3('swapb-v3'),
   };
   return {
-    addresses: { router, tokenApprove, tokenApproveProxy, wrappedNative, liquidityHelper, v3QuoteProbe, sources },
+    addresses: { router, tokenApprove, tokenApproveProxy, wrappedNative, liquidityHelper, v3QuoteProbe, sources, v4 },
     tokens,
   };
 }

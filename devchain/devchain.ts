@@ -6,6 +6,7 @@ import { startAnvil } from './anvil.js';
 import { compileContracts, type CompiledContracts } from './compile-contracts.js';
 import { queueContracts, type DevchainAddresses, type DevchainToken } from './deploy-contracts.js';
 import { queuePools, type DevchainPool } from './create-pools.js';
+import { createV4Pools, type DevchainV4Pool } from './create-v4-pools.js';
 import { rawAmountForUsd } from './price-math.js';
 import { buildSwapYaml, type SwapYaml } from './swap-yaml.js';
 import { TxSender } from './tx-sender.js';
@@ -40,6 +41,8 @@ export interface Devchain {
   addresses: DevchainAddresses;
   tokens: DevchainToken[];
   pools: DevchainPool[];
+  /** V4 pools in the PoolManager (swapav3), including the hooked and dynamic-fee ones. */
+  v4Pools: DevchainV4Pool[];
   swapYaml: { object: SwapYaml; text: string };
   swapYamlPath?: string;
   compiled: CompiledContracts;
@@ -86,6 +89,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     }
     await tx.confirm();
     await verifyPools(provider, uniswap, pools);
+    const v4Pools = await createV4Pools(provider, tx, compiled, uniswap, addresses, tokens);
     await ageV2Pairs(provider, tx, pools);
     const swapYaml = buildSwapYaml(node.rpcUrl, addresses, tokens);
     let swapYamlPath: string | undefined;
@@ -104,6 +108,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       addresses,
       tokens,
       pools,
+      v4Pools,
       swapYaml,
       swapYamlPath,
       compiled,

@@ -44,6 +44,7 @@ chain id:  ${chain.chainId} (use "chain": "bsc" in route requests)
 native:    0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE (BNB), wrapped ${chain.addresses.wrappedNative}
 router:    ${chain.addresses.router} (aggregatorAddress)
 approve:   ${chain.addresses.tokenApprove} (executorAddress, the approve() spender)
+V4:        PoolManager ${chain.addresses.v4.poolManager}, adapter ${chain.addresses.v4.adapter} (swapav3 v4 pools: ${chain.v4Pools.filter((p) => p.routable).length} routable, ${chain.v4Pools.filter((p) => !p.routable).length} hooked/dynamic that must never be used)
 tokens:
 ${tokens}
 funded account (anvil's PUBLIC test key; never use it on a real chain):

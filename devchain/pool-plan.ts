@@ -93,3 +93,57 @@ export const V3_FEE_TIERS: Record<'swapav3' | 'swapb-v3', { fee: number; tickSpa
     { fee: 10000, tickSpacing: 200 },
   ],
 };
+
+export interface V4PoolPlan {
+  /** 'BNB' is the native coin (currency address(0)). */
+  a: string;
+  b: string;
+  /** LP fee in pips, or 'dynamic' (the 0x800000 flag; its LP fee is set after initialize). */
+  fee: number | 'dynamic';
+  tickSpacing: number;
+  depthUsd: number;
+  skew?: number;
+  /** Protocol fee in pips per direction (zeroForOne, oneForZero), at most 1000 each. */
+  protocolFee?: [number, number];
+  /** A FeeTakingHook (afterSwap + afterSwapReturnsDelta) at a flagged address. */
+  feeTakingHook?: boolean;
+  /** Why the pool is there (for readers). */
+  note?: string;
+}
+
+/**
+ * V4 pools in the one PoolManager (swapav3). The hooked and the dynamic-fee pool price WBNB/USDT
+ * better than any other pool, so a router that used them would show it.
+ */
+export const V4_POOLS: V4PoolPlan[] = [
+  { a: 'BNB', b: 'USDT', fee: 3000, tickSpacing: 60, depthUsd: 1_000_000, note: 'native pool next to the WBNB/USDT pools' },
+  { a: 'BNB', b: 'DOGE', fee: 2500, tickSpacing: 50, depthUsd: 200_000, note: 'native pool: the only swapav3 pool for BNB <-> DOGE' },
+  { a: 'ETH', b: 'WBNB', fee: 500, tickSpacing: 10, depthUsd: 600_000, note: 'same pair as the swapav3 V3 0.05 % pool: splits' },
+  { a: 'USDC', b: 'CAKE', fee: 2000, tickSpacing: 40, depthUsd: 300_000, note: 'V4-only pair: MEME -> USDC -> CAKE multihops' },
+  {
+    a: 'BTCB',
+    b: 'ETH',
+    fee: 3000,
+    tickSpacing: 60,
+    depthUsd: 500_000,
+    protocolFee: [1000, 500],
+    note: 'protocol fee on top of the LP fee',
+  },
+  {
+    a: 'WBNB',
+    b: 'USDT',
+    fee: 100,
+    tickSpacing: 1,
+    depthUsd: 3_000_000,
+    skew: 1.003,
+    feeTakingHook: true,
+    note: 'hook takes 1.23 %: never used',
+  },
+  { a: 'WBNB', b: 'USDT', fee: 'dynamic', tickSpacing: 10, depthUsd: 3_000_000, skew: 1.003, note: 'dynamic fee: never used' },
+];
+
+/** Flagged hook address: low 14 bits = afterSwap (1 << 6) | afterSwapReturnsDelta (1 << 2). */
+export const FEE_TAKING_HOOK_ADDRESS = '0xc0ffee000000000000000000000000000000c044';
+/** The dynamic-fee pool's hook: no permission bits (no callbacks), only allowed to set the fee. */
+export const DYNAMIC_FEE_HOOK_ADDRESS = '0xd1fee0000000000000000000000000000000c000';
+export const DYNAMIC_LP_FEE = 100;

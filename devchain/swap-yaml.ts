@@ -9,6 +9,7 @@ export interface SwapYamlSource {
   fee_bps?: number;
   fee_tiers?: number[];
   exchanges: string[];
+  v4?: { pool_manager: string; adapter: string; from_block: number; exchanges: string[] };
 }
 
 export interface SwapYamlChain {
@@ -20,7 +21,28 @@ export interface SwapYamlChain {
   connectors: string[];
   usd_tokens: string[];
   sources: Record<SourceName, SwapYamlSource>;
+  gas_model: Record<string, number>;
 }
+
+/**
+ * The devchain's own router costs less than the production router the defaults follow (no upgrade
+ * proxy, a direct unwrap for native output): its per-hop figures, fitted to gasUsed here.
+ */
+export const DEVCHAIN_GAS_MODEL: Record<string, number> = {
+  base: 61_000,
+  per_path: 3_000,
+  v2_hop: 55_000,
+  v3_hop: 107_000,
+  v3_tick_cross: 45_000,
+  v4_hop: 98_000,
+  v4_tick_cross: 35_000,
+  v4_native_out: 32_000,
+  native_in: 25_000,
+  native_out: 20_000,
+  recipient: 10_000,
+  wrap: 60_000,
+  unwrap: 80_000,
+};
 
 export interface SwapYaml {
   chains: { bsc: SwapYamlChain };
@@ -48,7 +70,14 @@ export function buildSwapYaml(rpcUrl: string, addresses: DevchainAddresses, toke
       return { ...common, fee_bps: 30, exchanges: EXCHANGES[name] };
     }
     const tiers = V3_FEE_TIERS[name as 'swapav3' | 'swapb-v3'].map((t) => t.fee);
-    return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name] };
+    if (name !== 'swapav3') return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name] };
+    const v4 = {
+      pool_manager: addresses.v4.poolManager,
+      adapter: addresses.v4.adapter,
+      from_block: addresses.v4.fromBlock,
+      exchanges: ['uniswap-v4'],
+    };
+    return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name], v4 };
   };
   const object: SwapYaml = {
     chains: {
@@ -61,6 +90,7 @@ export function buildSwapYaml(rpcUrl: string, addresses: DevchainAddresses, toke
         connectors: CONNECTORS.map(addressOf),
         usd_tokens: USD_TOKENS.map(addressOf),
         sources: { swapa: source('swapa'), swapav3: source('swapav3'), swapb: source('swapb'), 'swapb-v3': source('swapb-v3') },
+        gas_model: DEVCHAIN_GAS_MODEL,
       },
     },
   };

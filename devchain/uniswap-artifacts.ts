@@ -12,6 +12,10 @@ export interface UniswapArtifacts {
   /** keccak256 of the pair / pool creation code: the CREATE2 init-code hashes. */
   v2PairInitCodeHash: string;
   v3PoolInitCodeHash: string;
+  /** @uniswap/v4-core's shipped forge artifacts (not recompiled): the singleton and test helpers. */
+  v4PoolManager: CompiledContract;
+  v4ModifyLiquidity: CompiledContract;
+  v4FeeTakingHook: CompiledContract;
 }
 
 function load(relative: string, bytecodeOf: (json: Record<string, unknown>) => unknown): CompiledContract {
@@ -20,7 +24,7 @@ function load(relative: string, bytecodeOf: (json: Record<string, unknown>) => u
   try {
     json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    throw new Error(`missing DEX artifact ${relative}: ${(err as Error).message}`);
+    throw new Error(`missing DEX artifact ${relative}: ${(err as Error).message}`, { cause: err });
   }
   const raw = bytecodeOf(json);
   if (typeof raw !== 'string' || raw.replace(/^0x/, '').length === 0 || !Array.isArray(json.abi)) {
@@ -39,6 +43,8 @@ export function loadUniswapArtifacts(): UniswapArtifacts {
   const v2 = (name: string): CompiledContract =>
     load(`@uniswap/v2-core/build/${name}.json`, (j) => (j.evm as { bytecode?: { object?: string } })?.bytecode?.object ?? j.bytecode);
   const v3 = (name: string): CompiledContract => load(`@uniswap/v3-core/artifacts/contracts/${name}.sol/${name}.json`, (j) => j.bytecode);
+  const v4 = (name: string): CompiledContract =>
+    load(`@uniswap/v4-core/out/${name}.sol/${name}.json`, (j) => (j.bytecode as { object?: string } | undefined)?.object);
   const v2Pair = v2('UniswapV2Pair');
   const v3Pool = v3('UniswapV3Pool');
   return {
@@ -48,5 +54,8 @@ export function loadUniswapArtifacts(): UniswapArtifacts {
     v3Pool,
     v2PairInitCodeHash: keccak256(v2Pair.bytecode),
     v3PoolInitCodeHash: keccak256(v3Pool.bytecode),
+    v4PoolManager: v4('PoolManager'),
+    v4ModifyLiquidity: v4('PoolModifyLiquidityTest'),
+    v4FeeTakingHook: v4('FeeTakingHook'),
   };
 }

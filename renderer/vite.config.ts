@@ -7,7 +7,16 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
-  plugins: [react()],
+  plugins: [
+    react(),
+    // The dev server's React Refresh preamble is an inline script, which the CSP <meta> forbids:
+    // the meta is for the built bundle only.
+    {
+      name: 'csp-meta-build-only',
+      apply: 'serve',
+      transformIndexHtml: (html) => html.replace(/\s*<meta\s+http-equiv="Content-Security-Policy"[^>]*>/, ''),
+    },
+  ],
   build: {
     outDir: '../dist/renderer',
     emptyOutDir: true,

@@ -1,5 +1,6 @@
-// The app's backend entry (bundled into one file by Vite). Electron's binary runs it as Node only
-// because the supervisor set ELECTRON_RUN_AS_NODE=1; deleting it before the backend loads keeps it
-// out of every process the backend spawns (an Electron-based tool server would start as plain Node).
+// The app's backend entry (bundled into one file by Vite), run by the app in an Electron utility
+// process and by `npm run backend` with plain Node. ELECTRON_RUN_AS_NODE is never needed for it, and
+// deleting one inherited from the environment keeps it out of every process the backend spawns (an
+// Electron-based tool server would otherwise start as plain Node).
 delete process.env.ELECTRON_RUN_AS_NODE;
 await import('../../backend/main.js');

@@ -10,12 +10,22 @@ import type { BackendState } from '../supervisor/backend-state.js';
 
 export type { BackendState, LogLine, PairingCode };
 
+/** What "Reset pairing…" did. */
+export interface ResetResult {
+  /** The new code, read from the app's own backend log; null for a backend the app did not start. */
+  code: PairingCode | null;
+  /** The backend runs outside the app: its new code is in its own output, not in the app's log. */
+  external: boolean;
+}
+
 /** Renderer -> main requests (ipcRenderer.invoke). */
 export const INVOKE = {
   backendState: 'backend:state',
   backendRestart: 'backend:restart',
   backendLogs: 'backend:logs',
   pairingCode: 'pairing:code',
+  pairingReset: 'pairing:reset',
+  pairingTakeReset: 'pairing:take-reset',
   foldersOpen: 'folders:open',
   credentialStore: 'credential:store',
   credentialRead: 'credential:read',
@@ -27,6 +37,7 @@ export const EVENTS = {
   backendStateChanged: 'backend:state-changed',
   backendLogLines: 'backend:log-lines',
   pairingCodeChanged: 'pairing:code-changed',
+  pairingResetDone: 'pairing:reset-done',
   menuShowLogs: 'menu:show-logs',
 } as const;
 
@@ -44,6 +55,8 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
     'backend:restart': noPayload,
     'backend:logs': z.strictObject({ since: z.int().min(0, 'must be an integer >= 0').optional() }).optional(),
     'pairing:code': noPayload,
+    'pairing:reset': noPayload,
+    'pairing:take-reset': noPayload,
     'folders:open': z.strictObject({ folder: z.enum(['data', 'logs'], 'must be "data" or "logs"') }),
     'credential:store': z.strictObject({
       credential: z.string().regex(/^svc_[A-Za-z0-9_-]{43}$/, 'must be a service credential (svc_ and 43 base64url characters)'),
@@ -60,6 +73,8 @@ export interface ResponseValues {
   'backend:restart': null;
   'backend:logs': LogLine[];
   'pairing:code': PairingCode | null;
+  'pairing:reset': ResetResult;
+  'pairing:take-reset': PairingCode | null;
   'folders:open': null;
   'credential:store': null;
   'credential:read': string | null;
@@ -71,6 +86,8 @@ export interface EventPayloads {
   /** New lines in batches (a busy backend can log thousands per second). */
   'backend:log-lines': LogLine[];
   'pairing:code-changed': PairingCode | null;
+  /** "Reset pairing…" from the menu is done; the code is taken with `pairing.takeResetCode()`. */
+  'pairing:reset-done': null;
   'menu:show-logs': null;
 }
 
@@ -95,6 +112,14 @@ export interface ServiceAppApi {
   pairing: {
     getCode(): Promise<IpcResult<PairingCode | null>>;
     onCodeChanged(listener: (code: PairingCode | null) => void): Unsubscribe;
+    /**
+     * "Reset pairing…": forgets whoever paired with the data folder and returns the backend's new
+     * code (null when the backend runs outside the app: its code is in its own output).
+     */
+    reset(): Promise<IpcResult<ResetResult>>;
+    /** The code of a reset confirmed from the menu, once, while it is still the current code. */
+    takeResetCode(): Promise<IpcResult<PairingCode | null>>;
+    onResetDone(listener: () => void): Unsubscribe;
   };
   logs: {
     /** Buffered lines with seq > since (at most the 2000 most recent). */

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { LineSplitter, MAX_LINE_CHARS } from './line-splitter.js';
 import type { LogFileMirror } from './log-file-mirror.js';
 import { PairingCodeTracker, type PairingCode } from './pairing-code.js';
@@ -48,7 +47,7 @@ export class LogBuffer {
   }
 
   /** Reads a child's stdout/stderr until it ends. */
-  follow(stream: 'stdout' | 'stderr', readable: Readable): void {
+  follow(stream: 'stdout' | 'stderr', readable: NodeJS.ReadableStream): void {
     readable.setEncoding('utf8');
     readable.on('data', (chunk: string) => this.write(stream, chunk));
     readable.on('end', () => this.end(stream));

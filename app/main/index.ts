@@ -1,20 +1,28 @@
-// Electron main process: wiring only. The logic lives in plain modules (supervisor, logs, ipc).
-import { app, shell, type BrowserWindow } from 'electron';
+// Electron main process: wiring only. The logic lives in plain modules (supervisor, logs, ipc, pairing).
+import { app, shell, utilityProcess, type BrowserWindow } from 'electron';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultDataDir } from '../../backend/data/data-dir.js';
 import { runtimePaths } from '../build-layout.js';
 import { LogBuffer } from '../logs/log-buffer.js';
 import { LogFileMirror } from '../logs/log-file-mirror.js';
+import { PendingResetCode } from '../pairing/reset-flow.js';
 import { BackendSupervisor } from '../supervisor/backend-supervisor.js';
+import { caCertArgs } from '../supervisor/ca-certs.js';
+import { findRunningBackend } from '../supervisor/running-backend.js';
+import { utilityProcessLauncher } from '../supervisor/utility-process.js';
 import { CredentialStore } from './credential-store.js';
 import { registerIpc, sendShowLogs } from './ipc-handlers.js';
 import { installMenu } from './menu.js';
+import { whenLoaded } from './page-load.js';
 import { registerRendererScheme, serveRenderer } from './protocol.js';
+import { resetPairingFromMenu } from './reset-pairing-menu.js';
 import { hardenWebContents } from './security.js';
 import { createMainWindow } from './window.js';
 
 const MAIN_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** The hash route (renderer/src/shell/routes.ts) of the logs page. */
+const LOGS_ROUTE = 'logs';
 
 registerRendererScheme();
 
@@ -43,25 +51,55 @@ async function run(): Promise<void> {
   const dataDir = defaultDataDir();
   const logDir = app.getPath('logs');
   const log = new LogBuffer({ mirror: new LogFileMirror(path.join(logDir, 'backend.log')) });
-  const supervisor = new BackendSupervisor({ entry: paths.backendEntry, dataDir, log, execPath: process.execPath, runAsNode: true });
+  const supervisor = new BackendSupervisor({
+    entry: paths.backendEntry,
+    dataDir,
+    log,
+    // A utility process, not ELECTRON_RUN_AS_NODE: the RunAsNode fuse is off in the package.
+    launch: utilityProcessLauncher((modulePath, args, options) => utilityProcess.fork(modulePath, args, options)),
+    // One backend per data folder: use the one already running for it (headless, another copy).
+    findRunning: () => findRunningBackend(dataDir),
+    // The NODE_OPTIONS fuse makes Electron ignore NODE_EXTRA_CA_CERTS: pass the file as a flag.
+    extraArgs: caCertArgs(process.env),
+  });
   const credentials = new CredentialStore(path.join(app.getPath('userData'), 'credential.enc'));
+  const pendingReset = new PendingResetCode(log);
 
-  hardenWebContents();
+  hardenWebContents(() => window);
   serveRenderer(paths.rendererDir);
-  registerIpc({ supervisor, log, credentials, folders: { data: dataDir, logs: logDir }, window: () => window });
-  const openWindow = () => {
-    window = createMainWindow(paths.preload);
-    window.on('closed', () => (window = undefined));
+  registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
+  const openWindow = (route?: string): BrowserWindow => {
+    const created = createMainWindow({ preload: paths.preload, rendererDir: paths.rendererDir, route });
+    window = created;
+    created.on('closed', () => {
+      if (window === created) window = undefined;
+    });
+    return created;
   };
   installMenu({
     showLogs: () => {
-      if (!window) openWindow();
-      window?.show();
-      sendShowLogs(window);
+      // No window: open one at the logs page. Either way the event goes out once the page has loaded.
+      const target = window ?? openWindow(LOGS_ROUTE);
+      target.show();
+      target.focus();
+      whenLoaded(target.webContents, () => {
+        sendShowLogs(target);
+        void target.webContents.executeJavaScript(`location.hash = '#/${LOGS_ROUTE}'`).catch(() => undefined);
+      });
     },
     restartBackend: () => void supervisor.restart(),
+    resetPairing: () =>
+      void resetPairingFromMenu({ supervisor, log, dataDir, pending: pendingReset, window: () => window ?? openWindow() }),
     openDataFolder: () => void shell.openPath(dataDir),
     openLogFolder: () => void shell.openPath(logDir),
+  });
+  // The renderer reads the backend's URL when its page loads: if a backend comes back on another
+  // address (a backend outside the app went away and the app started its own), reload the page.
+  let lastUrl: string | undefined;
+  supervisor.onState((state) => {
+    if (state.status !== 'ready') return;
+    if (lastUrl !== undefined && state.url !== lastUrl && window && !window.isDestroyed()) window.webContents.reload();
+    lastUrl = state.url;
   });
   openWindow();
   supervisor.start();
@@ -76,6 +114,7 @@ async function run(): Promise<void> {
   app.on('before-quit', (event) => {
     if (stopped) return;
     // Quit waits for the backend to stop (SIGTERM, then kill after 5 s) and the log file to be trimmed.
+    // A backend the app did not start (external) is left running.
     event.preventDefault();
     stopped = true;
     void supervisor

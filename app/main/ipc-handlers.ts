@@ -3,6 +3,7 @@ import { EVENTS, INVOKE, type EventChannel, type EventPayloads, type InvokeChann
 import { handleRequest, type InvokeHandler } from '../ipc/validate.js';
 import type { LogBuffer } from '../logs/log-buffer.js';
 import type { LogLine } from '../logs/ring-buffer.js';
+import { resetPairingForApp, type PendingResetCode } from '../pairing/reset-flow.js';
 import type { BackendSupervisor } from '../supervisor/backend-supervisor.js';
 import type { CredentialStore } from './credential-store.js';
 
@@ -10,6 +11,7 @@ export interface IpcDeps {
   supervisor: BackendSupervisor;
   log: LogBuffer;
   credentials: CredentialStore;
+  pendingReset: PendingResetCode;
   folders: { data: string; logs: string };
   window: () => BrowserWindow | undefined;
 }
@@ -39,6 +41,8 @@ export function registerIpc(deps: IpcDeps): void {
   });
   handle(INVOKE.backendLogs, (payload) => log.lines(payload?.since ?? 0));
   handle(INVOKE.pairingCode, () => log.pairingCode);
+  handle(INVOKE.pairingReset, () => resetPairingForApp({ dataDir: deps.folders.data, log, state: supervisor.state }));
+  handle(INVOKE.pairingTakeReset, () => deps.pendingReset.take());
   handle(INVOKE.foldersOpen, ({ folder }) => openFolder(deps.folders[folder]));
   handle(INVOKE.credentialStore, async ({ credential }) => {
     await credentials.store(credential);

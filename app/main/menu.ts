@@ -3,6 +3,7 @@ import { app, Menu, type MenuItemConstructorOptions } from 'electron';
 export interface MenuActions {
   showLogs(): void;
   restartBackend(): void;
+  resetPairing(): void;
   openDataFolder(): void;
   openLogFolder(): void;
 }
@@ -16,6 +17,7 @@ export function installMenu(actions: MenuActions): void {
       submenu: [
         { label: 'Show Logs', accelerator: 'CmdOrCtrl+L', click: () => actions.showLogs() },
         { label: 'Restart Backend', click: () => actions.restartBackend() },
+        { label: 'Reset Pairing…', click: () => actions.resetPairing() },
         { type: 'separator' },
         { label: 'Open Data Folder', click: () => actions.openDataFolder() },
         { label: 'Open Log Folder', click: () => actions.openLogFolder() },

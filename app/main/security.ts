@@ -1,42 +1,48 @@
-import { app, session, shell } from 'electron';
-import { RENDERER_HOST, RENDERER_SCHEME } from './renderer-files.js';
+import { app, dialog, session, shell, type BrowserWindow, type WebContents } from 'electron';
+import { externalLinkDecision, isPermissionAllowed, isRendererUrl } from './security-policy.js';
 
-function isExternalWebLink(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
+async function openExternal(url: string, owner: () => BrowserWindow | undefined): Promise<void> {
+  const decision = externalLinkDecision(url);
+  if (decision.action === 'refuse') return;
+  if (decision.action === 'ask') {
+    const window = owner();
+    const options = {
+      type: 'question' as const,
+      buttons: ['Open', 'Cancel'],
+      defaultId: 1,
+      cancelId: 1,
+      message: 'Open this link outside the app?',
+      detail: `${decision.url}\n\nIt is not an https link.`,
+    };
+    const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
+    if (response !== 0) return;
   }
-}
-
-function isRendererUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === `${RENDERER_SCHEME}:` && parsed.host === RENDERER_HOST;
-  } catch {
-    return false;
-  }
+  await shell.openExternal(decision.url);
 }
 
 /**
  * Default-deny for every web contents: no navigation away from the renderer, no new windows
- * (http(s) links go to the system browser), no webviews, no permission prompts.
+ * (links go to the system browser, see externalLinkDecision), no webviews, no permission other
+ * than the renderer's own loopback access (see isPermissionAllowed).
  */
-export function hardenWebContents(): void {
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.defaultSession.setPermissionCheckHandler(() => false);
-  app.on('web-contents-created', (_event, contents) => {
+export function hardenWebContents(owner: () => BrowserWindow | undefined): void {
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(isPermissionAllowed(permission, details.requestingUrl)),
+  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
+    isPermissionAllowed(permission, requestingOrigin),
+  );
+  app.on('web-contents-created', (_event, contents: WebContents) => {
     contents.on('will-navigate', (event, url) => {
       if (isRendererUrl(url)) return;
       event.preventDefault();
-      if (isExternalWebLink(url)) void shell.openExternal(url);
+      void openExternal(url, owner);
     });
     contents.on('will-redirect', (event, url) => {
       if (!isRendererUrl(url)) event.preventDefault();
     });
     contents.setWindowOpenHandler(({ url }) => {
-      if (isExternalWebLink(url)) void shell.openExternal(url);
+      void openExternal(url, owner);
       return { action: 'deny' };
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());

@@ -17,6 +17,9 @@ const api = {
   pairing: {
     getCode: () => ipcRenderer.invoke(INVOKE.pairingCode),
     onCodeChanged: (listener) => subscribe(EVENTS.pairingCodeChanged, listener),
+    reset: () => ipcRenderer.invoke(INVOKE.pairingReset),
+    takeResetCode: () => ipcRenderer.invoke(INVOKE.pairingTakeReset),
+    onResetDone: (listener) => subscribe(EVENTS.pairingResetDone, () => listener()),
   },
   logs: {
     getLines: (since) => ipcRenderer.invoke(INVOKE.backendLogs, since === undefined ? undefined : { since }),

@@ -2,7 +2,16 @@
 export type BackendState =
   | { status: 'idle' }
   | { status: 'starting'; attempt: number; port: number }
-  | { status: 'ready'; url: string; port: number; swapUrl: string | null; pid: number; readyAt: number }
+  | {
+      status: 'ready';
+      url: string;
+      port: number;
+      swapUrl: string | null;
+      pid: number;
+      readyAt: number;
+      /** True when it is a backend that was already running for the data folder (not started by the app). */
+      external: boolean;
+    }
   | { status: 'waiting-to-restart'; attempt: number; delayMs: number; reason: string }
   | { status: 'failed'; reason: string; exitCode: number | null; lastLines: string[]; attempts: number }
   | { status: 'stopping' }
@@ -24,6 +33,8 @@ export interface SupervisorTiming {
   healthPollMs: number;
   /** Consecutive failed starts or crashes before giving up. */
   maxFailures: number;
+  /** How often a backend running outside the app is checked for still being there. */
+  externalPollMs: number;
 }
 
 export const DEFAULT_TIMING: SupervisorTiming = {
@@ -34,6 +45,7 @@ export const DEFAULT_TIMING: SupervisorTiming = {
   killTimeoutMs: 5000,
   healthPollMs: 100,
   maxFailures: 5,
+  externalPollMs: 2000,
 };
 
 /** Delay before restart number `failures` (1-based): base, 2*base, 4*base … capped. */

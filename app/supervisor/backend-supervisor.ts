@@ -1,7 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import type { LogBuffer } from '../logs/log-buffer.js';
 import { backoffDelay, DEFAULT_TIMING, type BackendState, type SupervisorTiming } from './backend-state.js';
-import { exited, isRunning, spawnBackend, stopChild } from './child-process.js';
+import { childProcessLauncher } from './child-process.js';
+import type { RunningBackend } from './running-backend.js';
+import { describeExit, stopProcess, type BackendProcess, type Launcher } from './launcher.js';
 import { choosePort } from './ports.js';
 import { StartFailure, waitForReady } from './readiness.js';
 
@@ -10,10 +11,13 @@ export interface SupervisorOptions {
   entry: string;
   dataDir: string;
   log: LogBuffer;
-  /** Defaults to process.execPath: Node under tests, Electron's binary in the app. */
-  execPath?: string;
-  /** Set in the app: Electron's binary needs ELECTRON_RUN_AS_NODE=1 to behave as Node. */
-  runAsNode?: boolean;
+  /** How to start it: a Node child process by default (headless use, tests), utilityProcess.fork in the app. */
+  launch?: Launcher;
+  /**
+   * A backend already running for `dataDir` (its instance lock), checked before every start: the
+   * supervisor then connects to it instead of starting a second one, and starts its own if it goes away.
+   */
+  findRunning?: () => Promise<RunningBackend | null>;
   /** Used when free, else any free port. */
   preferredPort?: number;
   preferredSwapPort?: number | 'off';
@@ -33,7 +37,8 @@ export class BackendSupervisor {
   private current: BackendState = { status: 'idle' };
   private readonly listeners = new Set<(state: BackendState) => void>();
   private readonly timing: SupervisorTiming;
-  private child: ChildProcess | undefined;
+  private child: BackendProcess | undefined;
+  private externalTimer: NodeJS.Timeout | undefined;
   /** Bumped by start/stop so work of an abandoned attempt stops touching the state. */
   private generation = 0;
   private failures = 0;
@@ -91,10 +96,10 @@ export class BackendSupervisor {
     this.clearTimers();
     const child = this.child;
     this.child = undefined;
-    if (child && isRunning(child)) {
+    if (child && !child.exit) {
       this.setState({ status: 'stopping' });
       this.note('stopping the backend');
-      await stopChild(child, this.timing.killTimeoutMs);
+      await stopProcess(child, this.timing.killTimeoutMs);
     }
     this.setState({ status: 'stopped' });
   }
@@ -106,6 +111,7 @@ export class BackendSupervisor {
   }
 
   private async attempt(generation: number): Promise<void> {
+    if (await this.useRunning(generation)) return;
     const attempt = this.failures + 1;
     const { preferredPort = 8080, preferredSwapPort = 8081 } = this.options;
     const port = await choosePort([this.lastPort ?? preferredPort, preferredPort]);
@@ -116,18 +122,24 @@ export class BackendSupervisor {
     // The old process's code is void; an unpaired backend logs a fresh one at start.
     this.options.log.clearPairingCode();
     const firstSeq = this.options.log.lastSeq;
-    const child = spawnBackend({
-      execPath: this.options.execPath ?? process.execPath,
-      entry: this.options.entry,
-      args: ['-port', String(port), '-swap-port', String(swapPort), '-data', this.options.dataDir, ...(this.options.extraArgs ?? [])],
-      runAsNode: this.options.runAsNode ?? false,
-      baseEnv: this.options.env,
-    });
+    const launch = this.options.launch ?? childProcessLauncher();
+    let child: BackendProcess;
+    try {
+      child = launch({
+        entry: this.options.entry,
+        args: ['-port', String(port), '-swap-port', String(swapPort), '-data', this.options.dataDir, ...(this.options.extraArgs ?? [])],
+        env: this.options.env ?? process.env,
+      });
+    } catch (err) {
+      return this.failed(`cannot start the backend: ${(err as Error).message}`, null, firstSeq);
+    }
     this.child = child;
-    this.options.log.follow('stdout', child.stdout!);
-    this.options.log.follow('stderr', child.stderr!);
-    child.on('error', (err) => this.note(`backend process error: ${err.message}`));
-    child.once('exit', (code, signal) => this.onExit(child, generation, code, signal));
+    this.options.log.follow('stdout', child.stdout);
+    this.options.log.follow('stderr', child.stderr);
+    void child.exited.then((exit) => {
+      if (exit.error) this.note(`backend process error: ${exit.error}`);
+      this.onExit(child, generation, describeExit(exit), exit.code);
+    });
     try {
       const ready = await waitForReady(child, this.options.log, {
         timeoutMs: this.timing.readyTimeoutMs,
@@ -137,24 +149,55 @@ export class BackendSupervisor {
       if (generation !== this.generation) return;
       this.lastPort = ready.port;
       if (ready.swapUrl) this.lastSwapPort = Number(new URL(ready.swapUrl).port);
-      this.setState({ status: 'ready', ...ready, pid: child.pid!, readyAt: Date.now() });
+      this.setState({ status: 'ready', ...ready, pid: child.pid ?? 0, readyAt: Date.now(), external: false });
       this.healthyTimer = setTimeout(() => (this.failures = 0), this.timing.healthyResetMs);
     } catch (err) {
       if (generation !== this.generation) return;
       const failure = err instanceof StartFailure ? err : new StartFailure((err as Error).message, null);
       // A process that hangs instead of starting is stopped before the next attempt.
-      await stopChild(child, this.timing.killTimeoutMs);
-      await exited(child);
+      await stopProcess(child, this.timing.killTimeoutMs);
       if (generation !== this.generation) return;
       this.failed(failure.message, failure.exitCode, firstSeq);
     }
   }
 
-  private onExit(child: ChildProcess, generation: number, code: number | null, signal: NodeJS.Signals | null): void {
+  private onExit(child: BackendProcess, generation: number, how: string, code: number | null): void {
     if (generation !== this.generation || this.child !== child || this.current.status !== 'ready') return;
     clearTimeout(this.healthyTimer);
-    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     this.failed(`the backend ${how} while running`, code ?? -1, this.options.log.lastSeq - LAST_LINES);
+  }
+
+  /**
+   * Connects to a backend that already runs for the data directory (started by hand or by another
+   * copy of the app) instead of starting a second one; watches it and starts our own when it is gone.
+   */
+  private async useRunning(generation: number): Promise<boolean> {
+    const running = await this.options.findRunning?.().catch(() => null);
+    if (!running || generation !== this.generation) return false;
+    const port = Number(new URL(running.url).port);
+    this.note(`a backend is already running for ${this.options.dataDir} (pid ${running.pid}, ${running.url}); using it`);
+    this.options.log.clearPairingCode();
+    this.setState({
+      status: 'ready',
+      url: running.url,
+      port,
+      swapUrl: running.swapUrl,
+      pid: running.pid,
+      readyAt: Date.now(),
+      external: true,
+    });
+    const watch = async () => {
+      if (generation !== this.generation) return;
+      if (await running.isAlive()) {
+        this.externalTimer = setTimeout(() => void watch(), this.timing.externalPollMs);
+        return;
+      }
+      if (generation !== this.generation) return;
+      this.note(`the backend outside the app (pid ${running.pid}) is gone; starting our own`);
+      void this.attempt(generation);
+    };
+    this.externalTimer = setTimeout(() => void watch(), this.timing.externalPollMs);
+    return true;
   }
 
   private failed(reason: string, exitCode: number | null, firstSeq: number): void {
@@ -178,6 +221,7 @@ export class BackendSupervisor {
   }
 
   private clearTimers(): void {
+    clearTimeout(this.externalTimer);
     clearTimeout(this.retryTimer);
     clearTimeout(this.healthyTimer);
   }

@@ -1,15 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-
-export interface SpawnOptions {
-  /** Node or Electron binary (`process.execPath`). */
-  execPath: string;
-  /** The backend's entry file. */
-  entry: string;
-  args: string[];
-  /** Electron's binary runs as plain Node only with ELECTRON_RUN_AS_NODE=1. */
-  runAsNode: boolean;
-  baseEnv?: NodeJS.ProcessEnv;
-}
+import type { BackendProcess, ExitInfo, Launcher } from './launcher.js';
 
 /**
  * The backend's environment. ELECTRON_RUN_AS_NODE is set only for the backend itself; the app's
@@ -23,31 +13,8 @@ export function backendEnv(base: NodeJS.ProcessEnv, runAsNode: boolean): NodeJS.
   return env;
 }
 
-/**
- * Spawns the backend with piped output and an IPC channel: the backend exits when that channel
- * disconnects, which happens however the parent dies (even SIGKILL), so no orphan is left.
- */
-export function spawnBackend(options: SpawnOptions): ChildProcess {
-  return spawn(options.execPath, [options.entry, ...options.args], {
-    env: backendEnv(options.baseEnv ?? process.env, options.runAsNode),
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    windowsHide: true,
-  });
-}
-
-/** A child that failed to spawn (no pid) never emits `exit`; it counts as not running. */
-export function isRunning(child: ChildProcess): boolean {
-  return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
-}
-
-/** Resolves when the child has exited (at once if it already has). */
-export function exited(child: ChildProcess): Promise<void> {
-  if (!isRunning(child)) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 function killTree(child: ChildProcess): void {
-  if (!isRunning(child) || child.pid === undefined) return;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   if (process.platform === 'win32') {
     // Windows has no signals or process groups: taskkill /T takes the children with it.
     spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => child.kill());
@@ -56,19 +23,55 @@ function killTree(child: ChildProcess): void {
   }
 }
 
+/** A ChildProcess seen through the launcher interface. */
+export function wrapChildProcess(child: ChildProcess): BackendProcess {
+  let exit: ExitInfo | null = null;
+  const exited = new Promise<ExitInfo>((resolve) => {
+    const done = (info: ExitInfo) => {
+      if (exit) return;
+      exit = info;
+      resolve(info);
+    };
+    child.once('exit', (code, signal) => done({ code, signal }));
+    // A child that failed to spawn (no pid) never emits `exit`.
+    child.on('error', (err) => {
+      if (child.pid === undefined) done({ code: null, signal: null, error: err.message });
+    });
+  });
+  return {
+    get pid() {
+      return child.pid;
+    },
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    get exit() {
+      return exit;
+    },
+    exited,
+    terminate() {
+      // On Windows, closing the IPC channel is the polite stop: the backend treats it as "parent exited".
+      if (process.platform === 'win32') {
+        if (child.connected) child.disconnect();
+      } else {
+        child.kill('SIGTERM');
+      }
+    },
+    kill: () => killTree(child),
+  };
+}
+
 /**
- * Asks the backend to stop (SIGTERM; on Windows, closing the IPC channel, which the backend
- * treats as "parent exited"), and kills the tree when it is still there after `killTimeoutMs`.
+ * Starts the backend as a Node child process (`execPath` is Node, or Electron's binary with
+ * `runAsNode`), with piped output and an IPC channel: the backend exits when that channel
+ * disconnects, which happens however the parent dies (even SIGKILL), so no orphan is left.
  */
-export async function stopChild(child: ChildProcess, killTimeoutMs: number): Promise<void> {
-  if (!isRunning(child)) return;
-  const done = exited(child);
-  if (process.platform === 'win32') {
-    if (child.connected) child.disconnect();
-  } else {
-    child.kill('SIGTERM');
-  }
-  const timer = setTimeout(() => killTree(child), killTimeoutMs);
-  await done;
-  clearTimeout(timer);
+export function childProcessLauncher(options: { execPath?: string; runAsNode?: boolean } = {}): Launcher {
+  return ({ entry, args, env }) =>
+    wrapChildProcess(
+      spawn(options.execPath ?? process.execPath, [entry, ...args], {
+        env: backendEnv(env, options.runAsNode ?? false),
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        windowsHide: true,
+      }),
+    );
 }

@@ -1,6 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import type { LogBuffer } from '../logs/log-buffer.js';
 import type { LogLine } from '../logs/ring-buffer.js';
+import { describeExit, type BackendProcess } from './launcher.js';
 
 const LISTENING = /^listening on (http:\/\/\S+:(\d+))$/;
 const SWAP_LISTENING = /^swap builder listening on (http:\/\/\S+:(\d+))$/;
@@ -21,10 +21,6 @@ export class StartFailure extends Error {
   }
 }
 
-function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
-  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
-}
-
 async function healthy(url: string, timeoutMs: number): Promise<boolean> {
   try {
     const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
@@ -41,7 +37,7 @@ async function healthy(url: string, timeoutMs: number): Promise<boolean> {
  * saying why: the exit code, or what was still missing at the deadline.
  */
 export function waitForReady(
-  child: ChildProcess,
+  proc: BackendProcess,
   log: LogBuffer,
   options: { timeoutMs: number; pollMs: number; expectSwap: boolean },
 ): Promise<ReadyInfo> {
@@ -58,14 +54,9 @@ export function waitForReady(
       settled = true;
       clearTimeout(timer);
       unsubscribe();
-      child.off('exit', onExit);
-      child.off('error', onError);
       if (err) reject(err);
       else resolve({ url: url!, port, swapUrl });
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      finish(new StartFailure(`the backend ${describeExit(code, signal)} before it was ready`, code ?? (signal ? -1 : null)));
-    const onError = (err: Error) => finish(new StartFailure(`cannot start the backend: ${err.message}`, null));
     const timer = setTimeout(() => {
       const missing =
         url === null ? 'no "listening on" line' : !polling ? 'no "swap builder listening on" line' : 'GET /health never answered 200';
@@ -91,8 +82,12 @@ export function waitForReady(
       if (url !== null && (swapUrl !== null || !options.expectSwap) && !polling) void poll();
     };
     const unsubscribe = log.onLine(onLine);
-    child.once('exit', onExit);
-    child.once('error', onError);
-    if (child.exitCode !== null || child.signalCode !== null) onExit(child.exitCode, child.signalCode);
+    void proc.exited.then((exit) =>
+      finish(
+        exit.error
+          ? new StartFailure(`cannot start the backend: ${exit.error}`, null)
+          : new StartFailure(`the backend ${describeExit(exit)} before it was ready`, exit.code ?? (exit.signal ? -1 : null)),
+      ),
+    );
   });
 }

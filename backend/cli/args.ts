@@ -10,6 +10,8 @@ export interface CliOptions {
   model?: string;
   swapPort: number | 'off';
   allowOrigins: string[];
+  /** PEM file of extra CA certificates trusted for outgoing HTTPS (TLS-inspecting proxies). */
+  caCerts?: string;
 }
 
 export class UsageError extends Error {}
@@ -29,6 +31,7 @@ flags (single or double dash; "-flag value" or "-flag=value"):
   -model P:M        fallback default model <providerId>:<modelId>, below config.yaml defaults
   -swap-port N|off  port of the swap route builder on 127.0.0.1 (default 8081; 0 = any free port)
   -allow-origin O   extra allowed browser Origin (repeatable), e.g. http://localhost:5173
+  -ca-certs FILE    extra CA certificates (PEM) to trust for outgoing HTTPS, e.g. a proxy's root
   -h, -help         show this help
 `;
 
@@ -67,7 +70,7 @@ function parseOrigin(value: string): string {
   return url.origin;
 }
 
-const VALUE_FLAGS = ['port', 'host', 'data', 'mcp', 'model', 'swap-port', 'allow-origin'] as const;
+const VALUE_FLAGS = ['port', 'host', 'data', 'mcp', 'model', 'swap-port', 'allow-origin', 'ca-certs'] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
 /** Go-style flags: `-port 8080`, `-port=8080`, `--port 8080`, `--port=8080`. */
@@ -136,6 +139,10 @@ function applyFlag(options: CliOptions, name: ValueFlag, value: string): void {
       return;
     case 'allow-origin':
       options.allowOrigins.push(parseOrigin(value));
+      return;
+    case 'ca-certs':
+      if (!value.trim()) throw new UsageError('invalid value "" for flag -ca-certs: must be a PEM file path');
+      options.caCerts = value;
       return;
     default:
       return assertNever(name);

@@ -10,12 +10,24 @@ export const REMOTE_TYPES = ['http', 'sse', 'streamable-http'] as const;
 const stringMap = (field: string) =>
   z.record(z.string(), z.string({ error: `${field} values must be strings` }), { error: `${field} must map names to strings` });
 
+/** Approval keys every entry may carry: `approval` (default `ask`) and `always_allow` (tool names as the server lists them). */
+export const APPROVAL_MODES = ['auto', 'ask'] as const;
+const approvalKeys = {
+  approval: z.enum(APPROVAL_MODES, { error: 'approval must be "auto" or "ask"' }).optional(),
+  always_allow: z
+    .array(z.string({ error: 'always_allow must be a list of tool names' }).min(1, 'always_allow entries must not be empty'), {
+      error: 'always_allow must be a list of tool names',
+    })
+    .optional(),
+};
+
 export const StdioServerSchema = z
   .object({
     type: z.literal('stdio').optional(),
     command: z.string({ error: 'command is required for a stdio server' }).trim().min(1, 'command is required for a stdio server'),
     args: z.array(z.string({ error: 'args must be a list of strings' }), { error: 'args must be a list of strings' }).optional(),
     env: stringMap('env').optional(),
+    ...approvalKeys,
   })
   .loose();
 
@@ -31,6 +43,7 @@ export const RemoteServerSchema = z
       }
     }, 'url must be an absolute http(s) URL'),
     headers: stringMap('headers').optional(),
+    ...approvalKeys,
   })
   .loose();
 

@@ -57,4 +57,21 @@ export class McpStore {
       return this.get(file, global);
     });
   }
+
+  /** "Always allow": adds `tool` to the entry's `always_allow`, keeping everything else in the file. */
+  async allowTool(file: string, server: string, tool: string): Promise<void> {
+    await this.queue.run(file, async () => {
+      const read = await readJsonFile(file);
+      if (!read.ok) throw configInvalid([read.problem]);
+      const doc = (read.value ?? {}) as { mcpServers?: Record<string, Record<string, unknown>> };
+      const entry = doc.mcpServers?.[server];
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+        throw new ApiError('not_found', `No tool server named ${server} in ${file}.`);
+      }
+      const list = Array.isArray(entry.always_allow) ? entry.always_allow.filter((t) => typeof t === 'string') : [];
+      if (list.includes(tool)) return;
+      entry.always_allow = [...list, tool];
+      await writeJsonFile(file, doc);
+    });
+  }
 }

@@ -60,6 +60,20 @@ export const ProfileSchema = z
         )
         .loose()
         .prefault({}),
+      tools: z
+        .object(
+          {
+            max_steps: z
+              .number({ error: 'max_steps must be an integer between 1 and 100' })
+              .int('max_steps must be an integer between 1 and 100')
+              .min(1, 'max_steps must be between 1 and 100')
+              .max(100, 'max_steps must be between 1 and 100')
+              .default(20),
+          },
+          mapping('tools'),
+        )
+        .loose()
+        .prefault({}),
     },
     { error: 'a profile must be a mapping' },
   )
@@ -85,6 +99,8 @@ export const PROFILE_KEYS = new Set([
   'cache_threshold',
   'threshold_percent',
   'cooldown_seconds',
+  'tools',
+  'max_steps',
 ]);
 
 export interface FileProblem {

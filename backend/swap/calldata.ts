@@ -1,3 +1,4 @@
+import { ApiError } from '../http/errors.js';
 import { address, array, bytes, callData, encode, tuple, uint, type Encodable } from './abi-encoder.js';
 import { isNative } from './route-request.js';
 import { isReverse, type Hop, type Route } from './route-model.js';
@@ -77,8 +78,32 @@ export function adapterExtraData(hop: Hop, source: ResolvedSource): string {
   return '0x';
 }
 
+const ZERO_POOL = '0x0000000000000000000000000000000000000000';
+
+/**
+ * A V4 hop (facts/uniswap-v4.md, the router's V4 adapter convention): the input goes to the
+ * adapter, rawData's pool bits are 0 (the adapter ignores them), and moreInfo is
+ * abi.encode(address tokenIn, address tokenOut, uint24 fee, int24 tickSpacing) with address(0)
+ * for a native currency.
+ */
+function planV4Pool(hop: Hop, source: ResolvedSource): PlanPool {
+  const adapter = source.v4?.adapter;
+  if (!hop.v4) throw new Error(`V4 hop through ${source.name} without its pool key`);
+  if (!adapter)
+    throw new ApiError('config_missing', `swap.yaml: sources.${source.name}.v4.adapter is not set (needed for V4 hops; no v4 adapter)`);
+  return {
+    adapter,
+    assetTo: adapter,
+    pool: ZERO_POOL,
+    reverse: isReverse(hop),
+    weight: FULL_WEIGHT,
+    extraData: encode([address(hop.v4.currencyIn), address(hop.v4.currencyOut), uint(hop.v4.fee), uint(hop.v4.tickSpacing)]),
+  };
+}
+
 /** One hop of the route model as one pool with the whole hop input (weight 10000). */
 function planPool(hop: Hop, source: ResolvedSource): PlanPool {
+  if (hop.kind === 'v4') return planV4Pool(hop, source);
   return {
     adapter: source.adapter,
     assetTo: source.kind === 'v2' ? hop.pool : source.adapter,

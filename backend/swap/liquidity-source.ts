@@ -14,6 +14,8 @@ export interface SourceRequest {
   sources: ResolvedSource[];
   /** The caller's gas price; it wins over the source's own estimate. */
   gasPrice?: bigint;
+  /** The recipient is not the sender (smartSwapTo): the gas model adds its extra cost. */
+  toOther?: boolean;
 }
 
 /**

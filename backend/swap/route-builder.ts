@@ -2,6 +2,8 @@ import { ApiError } from '../http/errors.js';
 import { checksum } from './checksum.js';
 import { encodeSwap, planFromRoute } from './calldata.js';
 import { pickSource, type SourceRegistry } from './liquidity-source.js';
+import { gasModelFrom, wrapGas } from './onchain/gas-model.js';
+import type { GasSimulator } from './onchain/gas-simulation.js';
 import {
   minAmountOut,
   routeInfo,
@@ -14,6 +16,7 @@ import {
 } from './route-model.js';
 import type { RouteRequest } from './route-request.js';
 import { enabledSources, loadChainSettings, requireSetting, type ChainSettings, type ResolvedSource } from './swap-settings.js';
+import { wrapDirection, wrapQuote, type WrapDirection } from './wrap.js';
 
 /** Spec 2.3: amounts as decimal strings, USD values as numbers or null. */
 export interface RouteResponse {
@@ -66,21 +69,106 @@ export function buildResponse(req: RouteRequest, found: FoundRoute, settings: Ch
   };
 }
 
-/** The edge: reads swap.yaml, asks the chain's liquidity source, encodes the answer. */
-export async function buildRoute(
+/** Native ↔ wrapped native: the router's swapWrap, amountOut == amountIn, no liquidity source. */
+export function buildWrapResponse(req: RouteRequest, direction: WrapDirection, settings: ChainSettings): RouteResponse {
+  const wrapped = requireSetting(settings, 'wrapped_native');
+  const q = wrapQuote(req, direction, wrapped);
+  const toOther = req.recipient.toLowerCase() !== req.sender.toLowerCase();
+  return {
+    tokenIn: req.tokenIn,
+    tokenOut: req.tokenOut,
+    amountIn: req.amountIn.toString(),
+    amountOut: req.amountIn.toString(),
+    minAmountOut: q.minOut.toString(),
+    gas: String(wrapGas(direction, toOther, gasModelFrom(settings.gas_model))),
+    gasPrice: (req.gasPrice ?? 0n).toString(),
+    gasUsd: null,
+    amountInUsd: null,
+    amountOutUsd: null,
+    aggregatorAddress: checksum(requireSetting(settings, 'router')),
+    executorAddress: checksum(requireSetting(settings, 'token_approve')),
+    executorData: q.executorData,
+    value: q.value.toString(),
+    swapType: 'simple',
+    routeInfo: { source: 'onchain', gasSource: 'model', paths: q.paths },
+  };
+}
+
+export interface BuildDeps {
+  swapConfig: string;
+  env: NodeJS.ProcessEnv;
+  registry: SourceRegistry;
+  /** Simulates calldata for `gas` (absent: the model's figure is kept). */
+  gasSimulator?: GasSimulator;
+}
+
+/**
+ * Replaces the model's gas with a simulation of the exact calldata when the chain has a node, the
+ * request and settings allow it, and the node takes state overrides. gasUsd follows the new figure.
+ */
+async function simulateGas(
+  res: RouteResponse,
   req: RouteRequest,
-  deps: { swapConfig: string; env: NodeJS.ProcessEnv; registry: SourceRegistry },
+  settings: ChainSettings,
+  deps: BuildDeps,
   signal: AbortSignal,
-): Promise<RouteResponse> {
+  headroom = 0n,
+) {
+  const enabled = req.simulateGas ?? settings.gas_simulation ?? true;
+  if (!enabled || !deps.gasSimulator || !settings.rpc_url || res.routeInfo.source !== 'onchain') return;
+  let gas = await deps.gasSimulator.estimate(
+    {
+      rpcUrl: settings.rpc_url,
+      sender: req.sender,
+      to: res.aggregatorAddress,
+      data: res.executorData,
+      value: BigInt(res.value),
+      tokenIn: req.tokenIn,
+      amountIn: req.amountIn,
+      spender: res.executorAddress,
+    },
+    signal,
+  );
+  if (gas === undefined) return;
+  gas += headroom;
+  const modelGas = Number(res.gas);
+  if (res.gasUsd !== null && modelGas > 0) res.gasUsd = Math.round(((res.gasUsd * Number(gas)) / modelGas) * 1e6) / 1e6;
+  res.gas = gas.toString();
+  res.routeInfo.gasSource = 'simulation';
+}
+
+/** The edge: reads swap.yaml, asks the chain's liquidity source, encodes the answer. */
+export async function buildRoute(req: RouteRequest, deps: BuildDeps, signal: AbortSignal): Promise<RouteResponse> {
   const settings = await loadChainSettings(deps.swapConfig, req.chain, deps.env);
   // Fail on missing addresses before spending an upstream call.
   for (const key of ['router', 'token_approve', 'wrapped_native'] as const) requireSetting(settings, key);
+  const direction = wrapDirection(req.tokenIn, req.tokenOut, requireSetting(settings, 'wrapped_native'));
+  if (direction) {
+    const res = buildWrapResponse(req, direction, settings);
+    // No liquidity source runs for a wrap: the node still prices its gas.
+    if (req.gasPrice === undefined && settings.rpc_url && deps.gasSimulator) {
+      const price = await deps.gasSimulator.gasPrice(settings.rpc_url, signal);
+      if (price !== undefined) res.gasPrice = price.toString();
+    }
+    await simulateGas(res, req, settings, deps, signal);
+    return res;
+  }
   const sources = enabledSources(settings, req.includedSources);
   const source = pickSource(deps.registry, settings);
   const found = await source.findRoute(
-    { chain: req.chain, tokenIn: req.tokenIn, tokenOut: req.tokenOut, amountIn: req.amountIn, sources, gasPrice: req.gasPrice },
+    {
+      chain: req.chain,
+      tokenIn: req.tokenIn,
+      tokenOut: req.tokenOut,
+      amountIn: req.amountIn,
+      sources,
+      gasPrice: req.gasPrice,
+      toOther: req.recipient.toLowerCase() !== req.sender.toLowerCase(),
+    },
     settings,
     signal,
   );
-  return buildResponse(req, found, settings, sources);
+  const res = buildResponse(req, found, settings, sources);
+  await simulateGas(res, req, settings, deps, signal, found.meta.simulationHeadroom);
+  return res;
 }

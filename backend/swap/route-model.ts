@@ -5,7 +5,17 @@ import { isNative, type SourceName } from './route-request.js';
  * and the response. A route is a set of parallel paths; a path is a sequence of hops; a hop is ONE
  * pool of one source. Hop tokens are ERC-20 addresses (the wrapped token stands in for native).
  */
-export type PoolKind = 'v2' | 'v3';
+export type PoolKind = 'v2' | 'v3' | 'v4';
+
+/** A V4 hop's pool key as the V4 adapter reads it from moreInfo (address(0) = native). */
+export interface V4HopKey {
+  /** Currencies as the pool holds them: the zero address for native, else the token. */
+  currencyIn: string;
+  currencyOut: string;
+  /** The key's LP fee in pips and its tick spacing. */
+  fee: number;
+  tickSpacing: number;
+}
 
 export interface Hop {
   source: SourceName;
@@ -17,6 +27,8 @@ export interface Hop {
   amountOut: bigint;
   /** Pool fee in hundredths of a basis point (V3 tier units: 2500 = 0.25 %); null when unknown. */
   fee: number | null;
+  /** V4 only: `pool` is the PoolId and this is what the adapter needs to rebuild the key. */
+  v4?: V4HopKey;
 }
 
 export interface RoutePath {
@@ -34,11 +46,21 @@ export interface Route {
   paths: RoutePath[];
 }
 
+/** How `gas` was found: the exact calldata simulated on the node, or the per-hop model. */
+export type GasSource = 'simulation' | 'model';
+
 /** What a source knows besides the route: gas, prices, where it came from. */
 export interface RouteMeta {
   source: 'onchain' | 'aggregator';
   blockNumber?: number;
   gas: bigint;
+  /** Sources answer 'model'; the builder replaces gas with a simulation when it can. */
+  gasSource: GasSource;
+  /**
+   * Gas a simulation at the latest block cannot see but the transaction will pay (price
+   * accumulators of pools that traded in that block); added to a simulated figure.
+   */
+  simulationHeadroom?: bigint;
   gasPrice: bigint;
   gasUsd: number | null;
   amountInUsd: number | null;
@@ -102,11 +124,32 @@ export function routeProblem(route: Route, wrapped: string): string | undefined 
   return undefined;
 }
 
+export interface RouteInfoHop {
+  /** The source, or `wrap` for native ↔ wrapped native. */
+  dex: SourceName | 'wrap';
+  version: PoolKind | 'wrap';
+  /** Pool address; for V4 the PoolId (32 bytes); for a wrap the wrapped-native token. */
+  pool: string;
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: string;
+  amountOut: string;
+  fee: number | null;
+}
+
+export interface RouteInfo {
+  source: 'onchain' | 'aggregator';
+  blockNumber?: number;
+  gasSource: GasSource;
+  paths: { amountIn: string; amountOut: string; hops: RouteInfoHop[] }[];
+}
+
 /** DESIGN 5 `routeInfo`, amounts as decimal strings. */
-export function routeInfo(route: Route, meta: RouteMeta) {
+export function routeInfo(route: Route, meta: RouteMeta): RouteInfo {
   return {
     source: meta.source,
     ...(meta.blockNumber !== undefined ? { blockNumber: meta.blockNumber } : {}),
+    gasSource: meta.gasSource,
     paths: route.paths.map((p) => ({
       amountIn: p.amountIn.toString(),
       amountOut: p.amountOut.toString(),
@@ -123,5 +166,3 @@ export function routeInfo(route: Route, meta: RouteMeta) {
     })),
   };
 }
-
-export type RouteInfo = ReturnType<typeof routeInfo>;

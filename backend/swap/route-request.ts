@@ -102,6 +102,8 @@ export const RouteRequestSchema = z
         .min(1, `includedSources must not be empty; allowed: ${SOURCE_NAMES.join(', ')}`)
         .optional(),
       gasPrice: weiString('gasPrice').optional(),
+      /** false: answer with the gas model at once instead of simulating the calldata on the node. */
+      simulateGas: z.boolean({ error: 'simulateGas must be true or false' }).optional(),
     },
     { error: 'the request body must be a JSON object' },
   )
@@ -124,6 +126,8 @@ export interface RouteRequest {
   /** undefined: every configured source (spec 2.2: omitted means all supported). */
   includedSources?: SourceName[];
   gasPrice?: bigint;
+  /** undefined: the chain's `gas_simulation` setting (default true). */
+  simulateGas?: boolean;
 }
 
 /** Validates the body; the first problem becomes a 400 `validation_failed` naming its field. */

@@ -10,10 +10,15 @@ const PMM_REQUEST =
 export const ROUTER_INTERFACE = new Interface([
   `function smartSwapByOrderId(uint256 orderId, ${BASE_REQUEST}, uint256[] batchesAmount, ${ROUTER_PATH}[][] batches, ${PMM_REQUEST}[] extraData) payable returns (uint256 returnAmount)`,
   `function smartSwapTo(uint256 orderId, address receiver, ${BASE_REQUEST}, uint256[] batchesAmount, ${ROUTER_PATH}[][] batches, ${PMM_REQUEST}[] extraData) payable returns (uint256 returnAmount)`,
+  'function swapWrap(uint256 orderId, uint256 rawdata) payable',
+  `function swapWrapToWithBaseRequest(uint256 orderId, address receiver, ${BASE_REQUEST}) payable`,
 ]);
 
 export const SMART_SWAP_BY_ORDER_ID_SELECTOR = '0xb80c2f09';
 export const SMART_SWAP_TO_SELECTOR = '0x03b87e5f';
+/** `swapWrap(uint256 orderId, uint256 rawdata)` and `swapWrapToWithBaseRequest(uint256, address, BaseRequest)`. */
+export const SWAP_WRAP_SELECTOR = '0x01617fab';
+export const SWAP_WRAP_TO_SELECTOR = '0x98d2ac62';
 
 /** rawData layout: bit 255 reverse, bits 160..175 weight (out of 10000), bits 0..159 pool. */
 export const REVERSE_BIT = 1n << 255n;

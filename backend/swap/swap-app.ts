@@ -40,7 +40,10 @@ export function createSwapApp(options: SwapAppOptions): Express {
       import('./onchain/onchain-source.js'),
       import('./route-routes.js'),
     ]);
-    const registry: SourceRegistry = options.registry ?? { aggregator: new AggregatorSource(), onchain: new OnchainSource() };
+    const registry: SourceRegistry = options.registry ?? {
+      aggregator: new AggregatorSource(),
+      onchain: new OnchainSource((line) => options.logger.info(line)),
+    };
     return routeBuildRoutes({ swapConfig: options.paths.swapConfig, env: options.env, registry });
   };
   app.use((req, res, next) => {

@@ -21,7 +21,21 @@ const SourceSettingsSchema = z.object({
   fee_tiers: z.array(z.number().int().min(0).max(1_000_000)).optional(),
   /** Aggregator exchange ids that map to this source. */
   exchanges: z.array(z.string().min(1)).optional(),
+  /** swapav3 only (DESIGN 5): the V4 pools of one PoolManager, found from its Initialize logs. */
+  v4: z
+    .object({
+      pool_manager: hexAddress.optional(),
+      adapter: hexAddress.optional(),
+      from_block: z.number().int().min(0).optional(),
+      /** Aggregator exchange ids of this source's V4 pools (their hops carry a PoolId). */
+      exchanges: z.array(z.string().min(1)).optional(),
+      /** Blocks per eth_getLogs request while indexing (nodes cap the range; default 5000). */
+      log_range: z.number().int().positive().max(1_000_000).optional(),
+    })
+    .optional(),
 });
+
+const gasNumber = z.number().int().min(-1_000_000).max(10_000_000);
 
 const ChainSettingsSchema = z.object({
   liquidity: z.enum(['onchain', 'aggregator']).optional(),
@@ -40,6 +54,27 @@ const ChainSettingsSchema = z.object({
   connectors: z.array(hexAddress).optional(),
   usd_tokens: z.array(hexAddress).optional(),
   sources: z.partialRecord(z.enum(SOURCE_NAMES), SourceSettingsSchema).optional(),
+  /** Simulate each route's calldata with eth_estimateGas and state overrides (default true). */
+  gas_simulation: z.boolean().optional(),
+  /** Per-hop gas constants of the fallback model (backend/swap/onchain/gas-model.ts). */
+  gas_model: z
+    .object({
+      base: gasNumber.optional(),
+      per_path: gasNumber.optional(),
+      v2_hop: gasNumber.optional(),
+      v3_hop: gasNumber.optional(),
+      v3_tick_cross: gasNumber.optional(),
+      v4_hop: gasNumber.optional(),
+      v4_tick_cross: gasNumber.optional(),
+      v4_native_out: gasNumber.optional(),
+      native_in: gasNumber.optional(),
+      native_out: gasNumber.optional(),
+      recipient: gasNumber.optional(),
+      wrap: gasNumber.optional(),
+      unwrap: gasNumber.optional(),
+    })
+    .strict()
+    .optional(),
 });
 
 // Chains are validated one at a time, so a typo under one chain does not break the other.

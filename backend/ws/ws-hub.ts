@@ -20,7 +20,17 @@ interface Client {
   socket: WebSocket;
   topics: Set<string>;
   alive: boolean;
+  /** Per-connection state of message handlers registered by other areas (chat resume). */
+  state: Map<string, unknown>;
 }
+
+/** What a registered message handler sees of a connection. */
+export interface WsConnection {
+  send(data: string): void;
+  state: Map<string, unknown>;
+}
+
+export type WsMessageHandler = (conn: WsConnection, msg: Record<string, unknown>) => void;
 
 const KEEPALIVE_MS = 30_000;
 const CLOSE_CREDENTIAL_REVOKED = 4001;
@@ -43,6 +53,7 @@ export class WsHub {
   private readonly clients = new Set<Client>();
   private readonly keepalive: NodeJS.Timeout;
   private readonly unsubscribeLog: () => void;
+  private readonly handlers = new Map<string, WsMessageHandler>();
 
   constructor(private readonly deps: { pairing: PairingService; logger: Logger; policy: OriginPolicy; version: string }) {
     this.keepalive = setInterval(() => this.sweep(), KEEPALIVE_MS);
@@ -76,7 +87,7 @@ export class WsHub {
   }
 
   private accept(socket: WebSocket): void {
-    const client: Client = { socket, topics: new Set(), alive: true };
+    const client: Client = { socket, topics: new Set(), alive: true, state: new Map() };
     this.clients.add(client);
     socket.on('pong', () => {
       client.alive = true;
@@ -103,7 +114,26 @@ export class WsHub {
       for (const t of msg.topics) client.topics.delete(String(t));
       return;
     }
+    const handler = typeof msg?.type === 'string' ? this.handlers.get(msg.type) : undefined;
+    if (handler) return handler(this.connection(client), msg as Record<string, unknown>);
     this.send(client, { type: 'error', message: 'unknown message type' });
+  }
+
+  private connection(client: Client): WsConnection {
+    return { send: (data) => client.socket.send(data), state: client.state };
+  }
+
+  /** Registers a client message type (e.g. chat `resume`). */
+  onMessageType(type: string, handler: WsMessageHandler): void {
+    this.handlers.set(type, handler);
+  }
+
+  /** Sends to every authenticated client what `render` returns for it (undefined skips it). */
+  sendEach(render: (conn: WsConnection) => string | undefined): void {
+    for (const client of this.clients) {
+      const data = render(this.connection(client));
+      if (data !== undefined) client.socket.send(data);
+    }
   }
 
   broadcast(message: ServerMessage): void {

@@ -26,7 +26,7 @@ describe('electron-builder.yml', () => {
     assert.equal(config.productName, 'Service');
     assert.deepEqual(targets(config.mac), ['dmg', 'zip']);
     assert.deepEqual(targets(config.win), ['nsis']);
-    assert.deepEqual(targets(config.linux), ['AppImage', 'deb']);
+    assert.deepEqual(targets(config.linux), ['deb', 'AppImage']);
   });
 
   it('uses real icons from resources/', () => {
@@ -77,7 +77,6 @@ describe('the bundled backend (dist-app, from npm run build:app)', () => {
       entry,
       dataDir: path.join(dir, 'data'),
       log: new LogBuffer(),
-      runAsNode: true,
       preferredPort: 0,
       preferredSwapPort: 0,
       timing: { healthPollMs: 20 },

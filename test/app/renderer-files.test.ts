@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { CONTENT_SECURITY_POLICY, resolveRendererFile } from '../../app/main/renderer-files.js';
 
 const ROOT = path.resolve('/opt/app/renderer');
@@ -48,5 +50,25 @@ describe('app://renderer/ protocol path guard', () => {
     assert.doesNotMatch(CONTENT_SECURITY_POLICY, /unsafe-eval|(^|\s)\*(\s|;|$)|https?:\/\/\*/);
     const connect = /connect-src ([^;]+)/.exec(CONTENT_SECURITY_POLICY)![1].split(' ');
     for (const source of connect) assert.match(source, /^('self'|(http|ws):\/\/(127\.0\.0\.1|localhost):\*)$/);
+  });
+});
+
+describe('the CSP <meta> in renderer/index.html', () => {
+  const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+  const metaPolicy = (html: string) => /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
+  // A <meta> cannot carry frame-ancestors (browsers ignore it there); the header sets it.
+  const expected = CONTENT_SECURITY_POLICY.split('; ')
+    .filter((d) => !d.startsWith('frame-ancestors'))
+    .join('; ');
+
+  it('is the app header’s policy, in the source and in the built bundle, before any script', (t) => {
+    const source = readFileSync(path.join(ROOT_DIR, 'renderer', 'index.html'), 'utf8');
+    assert.equal(metaPolicy(source), expected);
+    assert.match(CONTENT_SECURITY_POLICY, /frame-ancestors 'none'/);
+    const built = path.join(ROOT_DIR, 'dist', 'renderer', 'index.html');
+    if (!existsSync(built)) return t.skip('dist/renderer is not built');
+    const html = readFileSync(built, 'utf8');
+    assert.equal(metaPolicy(html), expected);
+    assert.ok(html.indexOf('Content-Security-Policy') < html.indexOf('<script'), 'the policy comes before the first script');
   });
 });

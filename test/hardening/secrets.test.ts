@@ -63,7 +63,7 @@ describe('secrets', () => {
     assert.equal(claim.status, 200, claim.text);
     const credentials = [claim.json.credential as string];
     const h = () => ({ authorization: `Bearer ${credentials[credentials.length - 1]}` });
-    const json = (b: unknown) => ({ ...h(), 'content-type': 'application/json' });
+    const json = () => ({ ...h(), 'content-type': 'application/json' });
 
     // Everything that handles a secret, with and without the right credential.
     await keep(send(port, { path: '/api/config/providers', headers: h() }));
@@ -73,7 +73,7 @@ describe('secrets', () => {
       send(port, {
         method: 'POST',
         path: '/api/config/providers',
-        headers: json(0),
+        headers: json(),
         body: JSON.stringify({ id: 'api', name: 'Api', type: 'native', api_key: API_KEY, base_url: 'http://127.0.0.1:1' }),
       }),
     );
@@ -82,12 +82,12 @@ describe('secrets', () => {
       send(port, {
         method: 'PUT',
         path: '/api/config/providers/api',
-        headers: json(0),
+        headers: json(),
         body: JSON.stringify({ name: 'Api', type: 'native', api_key: created.json.api_key_hint }),
       }),
     );
     await keep(
-      send(port, { method: 'POST', path: '/api/config/providers/api/test', headers: json(0), body: JSON.stringify({ timeout_ms: 300 }) }),
+      send(port, { method: 'POST', path: '/api/config/providers/api/test', headers: json(), body: JSON.stringify({ timeout_ms: 300 }) }),
     );
     // Tool-server env values are returned to the paired client, which edits them (not masked).
     const mcp = await send(port, { path: '/api/mcp/global', headers: h() });

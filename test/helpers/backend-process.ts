@@ -19,6 +19,8 @@ export interface StartOptions {
   /** Wait for the assistant listener line (default true). */
   waitForListening?: boolean;
   timeoutMs?: number;
+  /** Another built entry point (a test entry that calls createService with test options). */
+  entry?: string;
 }
 
 /** A real backend process on free ports with a temporary data directory, its output captured. */
@@ -33,9 +35,9 @@ export class BackendProcess {
   readonly exited: Promise<number | null>;
   private waiters: { re: RegExp; from: number; resolve: (m: RegExpExecArray) => void }[] = [];
 
-  private constructor(dataDir: string, args: string[], env: NodeJS.ProcessEnv) {
+  private constructor(dataDir: string, args: string[], env: NodeJS.ProcessEnv, entry = BACKEND_ENTRY) {
     this.dataDir = dataDir;
-    this.child = spawn(process.execPath, [BACKEND_ENTRY, ...args], {
+    this.child = spawn(process.execPath, [entry, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -60,7 +62,7 @@ export class BackendProcess {
   static async start(options: StartOptions = {}): Promise<BackendProcess> {
     const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
     const args = ['-port', '0', '-swap-port', '0', '-data', dataDir, ...(options.args ?? [])];
-    const proc = new BackendProcess(dataDir, args, options.env ?? {});
+    const proc = new BackendProcess(dataDir, args, options.env ?? {}, options.entry);
     if (options.waitForListening !== false) {
       const m = await proc.waitForLine(/^listening on (http:\/\/[^\s]+:(\d+))$/, options.timeoutMs ?? 10_000);
       proc.url = m[1].replace('[::1]', 'localhost');

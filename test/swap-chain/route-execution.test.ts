@@ -28,9 +28,7 @@ describe('built routes execute on a real chain exactly as quoted', () => {
     const { received, receipt } = await h.execute(route, opts);
     assert.equal(received, BigInt(route.amountOut), 'recipient received exactly amountOut');
     assert.ok(received >= BigInt(route.minAmountOut));
-    const gas = Number(route.gas);
-    const used = Number(receipt.gasUsed);
-    assert.ok(Math.abs(gas - used) / used <= 0.2, `gas estimate ${gas} vs gasUsed ${used}`);
+    SwapChainHarness.checkGas(route, receipt);
     return { route, receipt };
   }
 
@@ -46,8 +44,9 @@ describe('built routes execute on a real chain exactly as quoted', () => {
   });
 
   it('simple: one V3 pool crossing initialized ticks', async () => {
+    // ETH connects to nothing but USDC on swapb-v3, so the route is one V3 pool.
     const { route } = await buildAndRun(
-      { tokenIn: h.token('WBNB'), tokenOut: h.token('ETH'), amountIn: units(h, '300', 'WBNB'), includedSources: ['swapav3'] },
+      { tokenIn: h.token('ETH'), tokenOut: h.token('USDC'), amountIn: units(h, '100', 'ETH'), includedSources: ['swapb-v3'] },
       'simple',
     );
     assert.equal(route.routeInfo.paths[0].hops[0].version, 'v3');
@@ -58,7 +57,9 @@ describe('built routes execute on a real chain exactly as quoted', () => {
       { tokenIn: h.token('ETH'), tokenOut: h.token('WBNB'), amountIn: units(h, '300', 'ETH'), includedSources: ['swapb', 'swapav3'] },
       'batch',
     );
-    assert.deepEqual(route.routeInfo.paths.map((p: any) => p.hops[0].version).sort(), ['v2', 'v3']);
+    // swapav3 also has a V4 pool of this pair (devchain), which may take a share too.
+    const versions = route.routeInfo.paths.map((p: any) => p.hops[0].version);
+    assert.ok(versions.includes('v2') && versions.includes('v3'), versions.join(','));
   });
 
   it('a split pays more than any single path would', async () => {

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { api, BackendProcess, tempDir } from '../helpers/backend-process.js';
 import { checkCalldata, NATIVE } from './check-calldata.js';
 import { answer, FakeAggregator, json, type Entry } from './fake-aggregator.js';
-import { swapYaml, ADAPTERS, ROUTER, TOKEN_APPROVE } from './swap-yaml-fixture.js';
+import { swapYaml, ADAPTERS, ROUTER, TOKEN_APPROVE, V4_ADAPTER } from './swap-yaml-fixture.js';
 
 const USDT = '0x55d398326f99059fF775485246999027B3197955';
 const USDC = '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d';
@@ -66,6 +66,7 @@ async function roundTrip(
   req: { tokenIn: string; tokenOut: string; amountIn: bigint; [k: string]: unknown },
   route: Entry[][],
   over: Record<string, unknown> = {},
+  v4Keys: NonNullable<Parameters<typeof checkCalldata>[1]['v4']>['keys'] = {},
 ) {
   agg.seen.length = 0;
   agg.reply = (_url, res) => json(res, 200, answer(req.tokenIn, req.tokenOut, req.amountIn, route, over));
@@ -102,6 +103,7 @@ async function roundTrip(
     recipient,
     deadline,
     slippage: (req.slippageTolerance as number) ?? 50,
+    v4: { adapter: V4_ADAPTER, keys: v4Keys },
   });
   assert.equal(agg.seen.length, 1);
   return { r, seen: agg.seen[0] };
@@ -113,7 +115,7 @@ test('simple: asks only the mapped exchanges, sends X-Client-Id, maps gas and US
   ]);
   assert.equal(seen.url.pathname, '/bsc/api/v1/routes');
   assert.equal(seen.headers['x-client-id'], 'test-client');
-  assert.equal(seen.url.searchParams.get('includedSources'), 'pancake,pancake-v3,uniswap,uniswapv3');
+  assert.equal(seen.url.searchParams.get('includedSources'), 'pancake,pancake-v3,uniswap-v4,uniswap,uniswapv3');
   assert.equal(seen.url.searchParams.get('tokenIn'), USDT);
   assert.equal(seen.url.searchParams.get('amountIn'), (10n ** 21n).toString());
   assert.equal(r.swapType, 'simple');
@@ -136,7 +138,7 @@ test('batch: native input over V2 + V3, dust given to the largest path, request 
     { tokenIn: NATIVE, tokenOut: USDT, amountIn: 1000n, includedSources: ['swapa', 'swapav3'], gasPrice: '3000000000' },
     [[e(P1, WBNB, USDT, 600n, 360_000n, 'pancake')], [e(P2, NATIVE, USDT, 399n, 240_000n, 'pancake-v3', { fee: 500 })]],
   );
-  assert.equal(seen.url.searchParams.get('includedSources'), 'pancake,pancake-v3');
+  assert.equal(seen.url.searchParams.get('includedSources'), 'pancake,pancake-v3,uniswap-v4');
   assert.equal(seen.url.searchParams.get('gasPrice'), '3000000000');
   assert.equal(r.swapType, 'batch');
   assert.equal(r.value, '1000');
@@ -165,6 +167,59 @@ test('parallel_multihop: a two-hop path beside a direct path', async () => {
   ]);
   assert.equal(r.swapType, 'parallel_multihop');
   assert.equal(r.amountOut, '9975');
+});
+
+const POOL_ID = `0x${'5a'.repeat(32)}`;
+
+test("V4: the aggregator's V4 exchange maps to swapav3 with the PoolId and the adapter convention", async () => {
+  const { r } = await roundTrip(
+    { tokenIn: NATIVE, tokenOut: USDT, amountIn: 1000n, includedSources: ['swapav3'] },
+    [
+      [
+        e(POOL_ID, NATIVE, USDT, 1000n, 600_000n, 'uniswap-v4', {
+          fee: 3000,
+          tickSpacing: 60,
+          hooks: '0x0000000000000000000000000000000000000000',
+        }),
+      ],
+    ],
+    {},
+    { [POOL_ID]: { fee: 3000, tickSpacing: 60, nativeIn: true } },
+  );
+  assert.equal(r.routeInfo.paths[0].hops[0].version, 'v4');
+  assert.equal(r.routeInfo.paths[0].hops[0].dex, 'swapav3');
+  assert.equal(r.routeInfo.paths[0].hops[0].pool, POOL_ID);
+  assert.equal(r.routeInfo.paths[0].hops[0].tokenIn, WBNB);
+});
+
+test('V4: a PoolId hop under a V3 exchange id is still encoded as a V4 hop', async () => {
+  const { r } = await roundTrip(
+    { tokenIn: USDT, tokenOut: USDC, amountIn: 5000n, includedSources: ['swapav3'] },
+    [[e(POOL_ID, USDT, USDC, 5000n, 4990n, 'pancake-v3', { fee: 100, tickSpacing: 1 })]],
+    {},
+    { [POOL_ID]: { fee: 100, tickSpacing: 1 } },
+  );
+  assert.equal(r.routeInfo.paths[0].hops[0].version, 'v4');
+});
+
+test('V4: a hooked V4 hop is unusable: the retry excludes the V4 exchange', async () => {
+  const hooked = [
+    [
+      e(POOL_ID, USDT, USDC, 1000n, 990n, 'uniswap-v4', {
+        fee: 3000,
+        tickSpacing: 60,
+        hooks: '0xc0ffee000000000000000000000000000000c044',
+      }),
+    ],
+  ];
+  const clean = [[e(P1, USDT, USDC, 1000n, 980n, 'pancake-v3', { fee: 100 })]];
+  agg.seen.length = 0;
+  agg.reply = (url, res) =>
+    json(res, 200, answer(USDT, USDC, 1000n, url.searchParams.get('excludedSources') === 'uniswap-v4' ? clean : hooked));
+  const res = await build({ tokenIn: USDT, tokenOut: USDC, amountIn: '1000', includedSources: ['swapav3'] });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(agg.seen.length, 2);
+  assert.equal(res.body.routeInfo.paths[0].hops[0].version, 'v3');
 });
 
 test('an unsupported exchange is excluded once and the clean answer is used', async () => {

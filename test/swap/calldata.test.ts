@@ -61,7 +61,15 @@ function route(tokenIn: string, tokenOut: string, paths: Hop[][]): Route {
   };
 }
 
-const META = { source: 'aggregator' as const, gas: 150_000n, gasPrice: 3_000_000_000n, gasUsd: 0.27, amountInUsd: 10, amountOutUsd: 9.9 };
+const META = {
+  source: 'aggregator' as const,
+  gasSource: 'model' as const,
+  gas: 150_000n,
+  gasPrice: 3_000_000_000n,
+  gasUsd: 0.27,
+  amountInUsd: 10,
+  amountOutUsd: 9.9,
+};
 
 function build(r: Route, opts: { recipient?: string; slippage?: number } = {}) {
   const req: RouteRequest = {

@@ -14,7 +14,11 @@ export interface Expectations {
   recipient: string;
   deadline: number;
   slippage: number;
+  /** V4 hops: the adapter and, per PoolId, the key the adapter must rebuild. */
+  v4?: { adapter: string; keys: Record<string, { fee: number; tickSpacing: number; nativeIn?: boolean; nativeOut?: boolean }> };
 }
+
+const ZERO = '0x0000000000000000000000000000000000000000';
 
 /**
  * Decodes a route-build response's executorData and checks it field by field against the
@@ -60,8 +64,21 @@ export function checkCalldata(resp: any, x: Expectations): DecodedSwap {
       );
       assert.equal(h.pools.length, 1);
       const p = h.pools[0];
-      assert.equal(p.pool, getAddress(hop.pool));
       assert.equal(p.reverse, BigInt(hop.tokenIn) > BigInt(hop.tokenOut), 'reverse bit must follow token order');
+      if (hop.version === 'v4') {
+        const key = x.v4?.keys[hop.pool];
+        assert.ok(key && x.v4, `expected a V4 key for ${hop.pool}`);
+        assert.equal(p.pool, ZERO, 'V4 rawData carries no pool address');
+        assert.equal(p.adapter, getAddress(x.v4.adapter));
+        assert.equal(p.assetTo, p.adapter, 'V4 assetTo is the adapter');
+        const [from, to, fee, spacing] = AbiCoder.defaultAbiCoder().decode(['address', 'address', 'uint24', 'int24'], p.extraData);
+        assert.equal(from, key.nativeIn ? ZERO : getAddress(hop.tokenIn));
+        assert.equal(to, key.nativeOut ? ZERO : getAddress(hop.tokenOut));
+        assert.equal(Number(fee), key.fee);
+        assert.equal(Number(spacing), key.tickSpacing);
+        return;
+      }
+      assert.equal(p.pool, getAddress(hop.pool));
       assert.equal(p.adapter, getAddress(x.adapters[hop.dex]));
       if (hop.version === 'v2') {
         assert.equal(p.assetTo, p.pool, 'V2 assetTo is the pair');

@@ -10,6 +10,7 @@ export const ADAPTERS: Record<string, string> = {
   swapb: getAddress('0x00000000000000000000000000000000000ada03'),
   'swapb-v3': getAddress('0x00000000000000000000000000000000000ada04'),
 };
+export const V4_ADAPTER = getAddress('0x00000000000000000000000000000000000ada44');
 
 /**
  * swap.yaml for the tests: bsc on the fake aggregator (500 ms timeout), ethereum on `onchain`.
@@ -31,7 +32,7 @@ ${drop.router ? '' : `    router: "${ROUTER}"\n`}    token_approve: "${TOKEN_APP
     wrapped_native: "${WBNB}"
     sources:
       swapa:    {kind: v2, ${adapter('swapa')}fee_bps: 25, exchanges: [pancake]}
-      swapav3:  {kind: v3, ${adapter('swapav3')}fee_tiers: [100, 500, 2500, 10000], exchanges: [pancake-v3]}
+      swapav3:  {kind: v3, ${adapter('swapav3')}fee_tiers: [100, 500, 2500, 10000], exchanges: [pancake-v3], v4: {pool_manager: "0x28e2Ea090877bF75740558f6BFB36A5ffeE9e9dF", adapter: "${V4_ADAPTER}", exchanges: [uniswap-v4]}}
       swapb:    {kind: v2, ${adapter('swapb')}fee_bps: 30, dynamic_fee: true, exchanges: [uniswap]}
       swapb-v3: {kind: v3, ${adapter('swapb-v3')}fee_tiers: [100, 500, 3000, 10000], exchanges: [uniswapv3]}
   ethereum:

@@ -3,7 +3,7 @@ import type { LiquiditySource, SourceRequest } from '../liquidity-source.js';
 import type { FoundRoute, RouteMeta } from '../route-model.js';
 import { requireSetting, type ChainSettings } from '../swap-settings.js';
 import { fetchAggregatorRoute, type AggregatorSummary } from './aggregator-client.js';
-import { exchangeMap, mapAggregatorRoute } from './aggregator-mapping.js';
+import { exchangeMap, mapAggregatorRoute, v4ExchangeSet } from './aggregator-mapping.js';
 
 function usdNumber(v: string | number | null | undefined): number | null {
   if (v === undefined || v === null || v === '') return null;
@@ -35,12 +35,13 @@ export class AggregatorSource implements LiquiditySource {
   async findRoute(req: SourceRequest, settings: ChainSettings, signal: AbortSignal): Promise<FoundRoute> {
     const wrapped = requireSetting(settings, 'wrapped_native');
     const byExchange = exchangeMap(req.sources);
+    const v4Exchanges = v4ExchangeSet(req.sources);
     for (const s of req.sources) {
       if (!s.exchanges || s.exchanges.length === 0) {
         throw new ApiError('config_missing', `swap.yaml: chains.${settings.chain}.sources.${s.name}.exchanges is not set`);
       }
     }
-    const includedSources = [...new Set(req.sources.flatMap((s) => s.exchanges ?? []))];
+    const includedSources = [...new Set(req.sources.flatMap((s) => [...(s.exchanges ?? []), ...(s.v4?.exchanges ?? [])]))];
     const excluded: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
       const summary = await fetchAggregatorRoute(
@@ -61,12 +62,15 @@ export class AggregatorSource implements LiquiditySource {
         amountIn: req.amountIn,
         wrapped,
         byExchange,
+        v4Exchanges,
       });
       if (mapped.ok) {
         return {
           route: mapped.route,
           meta: {
             source: 'aggregator',
+            // The aggregator's own estimate: a figure, not a simulation of this calldata.
+            gasSource: 'model',
             ...gasMeta(summary, req.gasPrice),
             amountInUsd: usdNumber(summary.amountInUsd),
             amountOutUsd: usdNumber(summary.amountOutUsd),

@@ -4,17 +4,20 @@ import type { LiquiditySource, SourceRequest } from '../liquidity-source.js';
 import type { FoundRoute, Hop, RoutePath } from '../route-model.js';
 import { isNative, type ChainName } from '../route-request.js';
 import { requireSetting, type ChainSettings } from '../swap-settings.js';
-import { routeGas } from './gas-model.js';
+import { gasModelFrom, routeGas, type GasModel } from './gas-model.js';
 import { describeNode, JsonRpcClient, RpcError } from './json-rpc.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
 import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
+import { simulationHeadroom } from './simulation-headroom.js';
+import { V4Pools } from './v4-pools.js';
 
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
 const EXTRA_WORDS = 8;
+const EXTRA_WORDS_V4 = 64;
 
 interface NodeContext {
   rpc: JsonRpcClient;
@@ -22,6 +25,8 @@ interface NodeContext {
   chainChecked: boolean;
   discovered: DiscoveryCache;
 }
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /**
  * The embedded liquidity source (`liquidity: onchain`): discovers pools through each enabled
@@ -31,6 +36,12 @@ interface NodeContext {
 export class OnchainSource implements LiquiditySource {
   readonly name = 'onchain' as const;
   private readonly nodes = new Map<string, NodeContext>();
+  private readonly v4: V4Pools;
+
+  /** `log` receives one line per V4 pool that is skipped (hooks, dynamic fee), once. */
+  constructor(log: (line: string) => void = () => {}) {
+    this.v4 = new V4Pools(log);
+  }
 
   private node(url: string): NodeContext {
     let ctx = this.nodes.get(url);
@@ -73,11 +84,15 @@ export class OnchainSource implements LiquiditySource {
       }
       ctx.chainChecked = true;
     }
-    const latest = head[0] as { number?: string; hash?: string } | null;
+    const latest = head[0] as { number?: string; hash?: string; timestamp?: string } | null;
     if (!latest?.number || !latest.hash) throw new RpcError(`the RPC node ${describeNode(url)} returned no latest block`);
     // State is read at this block number and cached under its hash, so a reorg (or a test's
     // evm_revert) that reuses the number never serves stale state.
-    const block: BlockRef = { tag: latest.number, hash: latest.hash };
+    const block: BlockRef = {
+      tag: latest.number,
+      hash: latest.hash,
+      timestamp: latest.timestamp ? Number(BigInt(latest.timestamp)) : undefined,
+    };
     const gasPrice = req.gasPrice ?? BigInt(head[1] as string);
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
@@ -86,10 +101,11 @@ export class OnchainSource implements LiquiditySource {
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
+    const v4Pools = await this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash }, signal);
     const { refs, byPair } = await discoverPools(
       ctx.reader,
       ctx.discovered,
-      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens },
+      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools },
       block,
       signal,
     );
@@ -97,7 +113,20 @@ export class OnchainSource implements LiquiditySource {
 
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.search(req, { tokenIn, tokenOut, wrapped, gasPrice, block, sequences, byPair, states, usdTokens, ctx, signal });
+        return await this.search(req, {
+          tokenIn,
+          tokenOut,
+          wrapped,
+          gasPrice,
+          block,
+          sequences,
+          byPair,
+          states,
+          usdTokens,
+          ctx,
+          signal,
+          model: gasModelFrom(settings.gas_model),
+        });
       } catch (err) {
         if (!(err instanceof MissingTickData) || attempt >= MAX_TICK_RELOADS) throw err;
         await this.loadMoreTicks(ctx, states, err.word, block, signal);
@@ -115,11 +144,13 @@ export class OnchainSource implements LiquiditySource {
   ): Promise<void> {
     const requests = [];
     for (const [pool, s] of states) {
-      if (s.kind !== 'v3' || s.state.bitmap.has(word)) continue;
+      if (s.kind === 'v2' || s.state.bitmap.has(word)) continue;
       const known = [...s.state.bitmap.keys()];
       const dir = word < Math.min(...known) ? -1 : 1;
       const from = dir < 0 ? Math.min(...known) - 1 : Math.max(...known) + 1;
-      for (let i = 0; i < EXTRA_WORDS; i++) requests.push({ pool, state: s.state, word: from + dir * i });
+      // V4 words come in one extsload per PoolManager, so reading many costs little more than one.
+      const count = s.kind === 'v4' ? EXTRA_WORDS_V4 : EXTRA_WORDS;
+      for (let i = 0; i < count; i++) requests.push({ pool, state: s.state, word: from + dir * i });
     }
     await ctx.reader.loadWords(requests, block, signal);
   }
@@ -138,6 +169,7 @@ export class OnchainSource implements LiquiditySource {
       usdTokens: string[];
       ctx: NodeContext;
       signal: AbortSignal;
+      model: GasModel;
     },
   ): Promise<FoundRoute> {
     const candidates = buildCandidates(c.sequences, c.byPair, c.states, req.amountIn);
@@ -148,7 +180,7 @@ export class OnchainSource implements LiquiditySource {
     // Gas in output-token units: the native coin's rate through the best wrapped→output pool.
     const nativeToOut = this.rate(c.wrapped, c.tokenOut, c.byPair, c.states);
     const gasOf = (p: CandidatePath) =>
-      routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false) - routeGas([], false, false);
+      routeGas([{ hops: p.pools.map((pool) => ({ kind: pool.kind })) }], false, false, c.model) - routeGas([], false, false, c.model);
     const split = optimizeSplit(
       candidates.map((p) => ({
         quote: (amount: bigint) => pathOutput(p, c.states, amount),
@@ -169,21 +201,40 @@ export class OnchainSource implements LiquiditySource {
         const hop: Hop = {
           source: pool.source,
           kind: pool.kind,
-          pool: checksum(pool.address),
+          pool: pool.kind === 'v4' ? pool.address : checksum(pool.address),
           tokenIn: checksum(cand.tokens[i]),
           tokenOut: checksum(cand.tokens[i + 1]),
           amountIn: amount,
           amountOut: quotes[i].amountOut,
           fee: pool.kind === 'v2' ? pool.fee * 100 : pool.fee,
         };
+        if (pool.v4) {
+          const zeroForOne = cand.tokens[i] === pool.token0;
+          const state = c.states.get(pool.address)?.state as { fees?: [number, number] } | undefined;
+          // The fee the trader pays in this direction: the LP fee plus any protocol fee.
+          hop.fee = state?.fees?.[zeroForOne ? 0 : 1] ?? pool.fee;
+          hop.v4 = {
+            currencyIn: checksum(zeroForOne ? pool.v4.currency0 : pool.v4.currency1),
+            currencyOut: checksum(zeroForOne ? pool.v4.currency1 : pool.v4.currency0),
+            fee: pool.fee,
+            tickSpacing: pool.v4.tickSpacing,
+          };
+        }
         amount = quotes[i].amountOut;
         return hop;
       });
       paths.push({ amountIn: a.amountIn, amountOut: amount, hops });
-      gasShapes.push({ hops: cand.pools.map((pool, i) => ({ kind: pool.kind, ticksCrossed: quotes[i].ticksCrossed })) });
+      gasShapes.push({
+        hops: cand.pools.map((pool, i) => ({
+          kind: pool.kind,
+          ticksCrossed: quotes[i].ticksCrossed,
+          nativeOut: hops[i].v4?.currencyOut === ZERO_ADDRESS,
+        })),
+      });
     }
     const amountOut = paths.reduce((s, p) => s + p.amountOut, 0n);
-    const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut));
+    const gas = BigInt(routeGas(gasShapes, nativeIn, nativeOut, c.model, req.toOther));
+    const headroom = simulationHeadroom(paths, c.states, c.block);
     const usd = await usdPricer({
       reader: c.ctx.reader,
       block: c.block,
@@ -201,6 +252,8 @@ export class OnchainSource implements LiquiditySource {
         source: 'onchain',
         blockNumber: Number(BigInt(c.block.tag)),
         gas,
+        gasSource: 'model',
+        simulationHeadroom: headroom,
         gasPrice: c.gasPrice,
         gasUsd,
         amountInUsd: usd.value(c.tokenIn, req.amountIn),

@@ -17,6 +17,8 @@ export interface DiscoveryInput {
   tokenOut: string;
   wrapped: string;
   usdTokens: string[];
+  /** Routable V4 pools of the enabled sources (from the PoolManagers' Initialize logs). */
+  v4Pools?: PoolRef[];
 }
 
 /**
@@ -32,7 +34,7 @@ export async function discoverPools(
   signal: AbortSignal,
 ): Promise<{ refs: PoolRef[]; byPair: Map<string, PoolRef[]> }> {
   const sourceKey = input.sources.map((s) => `${s.name}:${s.factory}:${s.fee_bps}:${s.fee_tiers?.join('/')}`).join(',');
-  const key = `${block.hash}|${sourceKey}|${input.sequences.map((s) => s.join('>')).join(',')}|${input.wrapped}|${input.usdTokens.join(',')}`;
+  const key = `${block.hash}|${sourceKey}|${input.v4Pools?.length ?? 0}|${input.sequences.map((s) => s.join('>')).join(',')}|${input.wrapped}|${input.usdTokens.join(',')}`;
   const hit = cache.get(key);
   if (hit) return hit;
 
@@ -54,6 +56,7 @@ export async function discoverPools(
       for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
   }
   const refs = await reader.discover(queries, block, signal);
+  for (const p of input.v4Pools ?? []) if (pairs.has(pairKey(p.token0, p.token1))) refs.push(p);
   const byPair = new Map<string, PoolRef[]>();
   for (const r of refs) {
     const k = pairKey(r.token0, r.token1);

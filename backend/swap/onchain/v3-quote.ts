@@ -18,6 +18,11 @@ export interface V3PoolState {
   tick: number;
   liquidity: bigint;
   fee: number;
+  /**
+   * V4: the swap fee per direction (zeroForOne, oneForZero), the protocol fee added on top of the
+   * LP fee; it replaces `fee` when set.
+   */
+  fees?: [number, number];
   tickSpacing: number;
   /** Bitmap words that were read (word position → word). */
   bitmap: Map<number, bigint>;
@@ -57,6 +62,10 @@ interface StepTable {
   done: boolean;
 }
 
+function feeFor(pool: V3PoolState, zeroForOne: boolean): number {
+  return pool.fees ? pool.fees[zeroForOne ? 0 : 1] : pool.fee;
+}
+
 const tables = new WeakMap<V3PoolState, [StepTable | undefined, StepTable | undefined]>();
 
 function table(pool: V3PoolState, zeroForOne: boolean): StepTable {
@@ -86,7 +95,7 @@ function extend(pool: V3PoolState, t: StepTable, zeroForOne: boolean): void {
   const L = t.liquidity;
   const amountIn = zeroForOne ? getAmount0Delta(target, t.sqrtPrice, L, true) : getAmount1Delta(t.sqrtPrice, target, L, true);
   const amountOut = zeroForOne ? getAmount1Delta(target, t.sqrtPrice, L, false) : getAmount0Delta(t.sqrtPrice, target, L, false);
-  const fee = BigInt(pool.fee);
+  const fee = BigInt(feeFor(pool, zeroForOne));
   const feeAmount = mulDivRoundingUp(amountIn, fee, 1_000_000n - fee);
   const crosses = target === sqrtNext && initialized;
   t.steps.push({ start: t.sqrtPrice, target, liquidity: L, cost: amountIn + feeAmount, amountIn, amountOut, crosses });
@@ -113,7 +122,8 @@ export function quoteV3ExactIn(
 ): { amountOut: bigint; amountUsed: bigint; ticksCrossed: number } {
   if (amountIn <= 0n) return { amountOut: 0n, amountUsed: 0n, ticksCrossed: 0 };
   const t = table(pool, zeroForOne);
-  const keep = 1_000_000n - BigInt(pool.fee);
+  const feePips = feeFor(pool, zeroForOne);
+  const keep = 1_000_000n - BigInt(feePips);
   let remaining = amountIn;
   let out = 0n;
   let ticksCrossed = 0;
@@ -129,7 +139,7 @@ export function quoteV3ExactIn(
       if (step.crosses) ticksCrossed += 1;
       continue;
     }
-    const partial = computeSwapStep(step.start, step.target, step.liquidity, remaining, pool.fee);
+    const partial = computeSwapStep(step.start, step.target, step.liquidity, remaining, feePips);
     out += partial.amountOut;
     remaining -= partial.amountIn + partial.feeAmount;
     break;

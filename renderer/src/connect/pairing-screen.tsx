@@ -6,6 +6,7 @@ import { useI18n, type Translate } from '../i18n/i18n';
 import { fromShell, shell } from '../platform/shell-bridge';
 import { Badge, Field, Notice } from '../ui/controls';
 import { LanguagePicker } from '../shell/language-picker';
+import { ResetPairing } from './reset-pairing';
 
 export interface ClaimResult {
   credential: string;
@@ -189,6 +190,7 @@ export function PairingScreen(props: {
           </div>
         )}
 
+        <ResetPairing baseUrl={props.baseUrl} bound={status?.bound} onPaired={props.onPaired} />
         {!status?.bound && (
           <form onSubmit={submit} className="pair-form" noValidate>
             <Field

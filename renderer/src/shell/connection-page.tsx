@@ -5,6 +5,7 @@ import { fromShell, shell } from '../platform/shell-bridge';
 import { Card, ConfirmDialog, ErrorBanner, Notice, PageHeader } from '../ui/controls';
 import { ForgetDialog } from './forget-dialog';
 import { LiveIndicator } from './live-indicator';
+import { DesktopBackendNote } from '../connect/reset-pairing';
 
 /** Survives the remount that a new credential causes, so the success notice is still shown after it. */
 let rotatedNotice = false;
@@ -52,6 +53,7 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
       <PageHeader title={t('session.title')} />
       <ErrorBanner error={error} />
       {rotated && <Notice tone="success">{t('session.rotated')}</Notice>}
+      <DesktopBackendNote />
       <Card title={t('session.backend')}>
         <dl className="kv">
           <dt>{t('connect.backendUrl')}</dt>

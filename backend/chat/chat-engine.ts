@@ -1,0 +1,164 @@
+import type { ManagedStores } from '../config/managed-stores.js';
+import { ApiError } from '../http/errors.js';
+import type { Logger } from '../log/logger.js';
+import type { WsHub } from '../ws/ws-hub.js';
+import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
+import { newId, type StoredMessage } from './chat-types.js';
+import { resolveModel } from './model-resolver.js';
+import { LogAppender } from './session-log.js';
+import { DEFAULT_TITLE, SessionStore } from './session-store.js';
+import { noTools, type ToolProvider } from './tool-provider.js';
+import { TurnChannel, TurnRegistry } from './turn-channel.js';
+import { runTurn } from './turn-runner.js';
+
+interface ActiveTurn {
+  turnId: string;
+  channel: TurnChannel | null;
+  appender: LogAppender | null;
+  controller: AbortController;
+  approvals: ApprovalBox;
+  done: Promise<void>;
+}
+
+const TITLE_CHARS = 60;
+
+/** Sessions and turns: one running turn per session, frames to every client, resumable. */
+export class ChatEngine {
+  readonly sessions: SessionStore;
+  private readonly active = new Map<string, ActiveTurn>();
+  private readonly registry = new TurnRegistry();
+  private readonly tools: ToolProvider;
+
+  constructor(private readonly deps: { stores: ManagedStores; ws: WsHub; logger: Logger; tools?: ToolProvider }) {
+    this.sessions = new SessionStore(deps.stores.paths);
+    this.tools = deps.tools ?? noTools;
+    this.registry.attach(deps.ws);
+  }
+
+  private key(workspaceId: string, sessionId: string): string {
+    return `${workspaceId}/${sessionId}`;
+  }
+
+  activeTurn(workspaceId: string, sessionId: string): { turn_id: string; last_seq: number } | null {
+    const turn = this.active.get(this.key(workspaceId, sessionId));
+    return turn?.channel ? { turn_id: turn.turnId, last_seq: turn.channel.lastSeq } : null;
+  }
+
+  /**
+   * A page of messages consistent with `active_turn.last_seq`: the log is read up to the records
+   * of exactly the frames sent so far, so a client that resumes after last_seq misses nothing and
+   * gets nothing twice.
+   */
+  async page(workspaceId: string, sessionId: string, before: string | undefined, limit: number) {
+    const turn = this.active.get(this.key(workspaceId, sessionId));
+    if (!turn?.channel || !turn.appender) {
+      return { ...(await this.sessions.page(workspaceId, sessionId, before, limit)), active_turn: null };
+    }
+    const activeTurn = { turn_id: turn.turnId, last_seq: turn.channel.lastSeq };
+    const bytes = await turn.appender.checkpoint();
+    const page = await this.sessions.page(workspaceId, sessionId, before, limit, bytes);
+    // Still streaming, not interrupted.
+    for (const m of page.messages) if ('turn_id' in m && m.turn_id === turn.turnId && 'interrupted' in m) delete m.interrupted;
+    return { ...page, active_turn: activeTurn };
+  }
+
+  /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
+  async startTurn(workspaceId: string, sessionId: string, content: string): Promise<{ turn_id: string; message_id: string }> {
+    await this.sessions.require(workspaceId, sessionId);
+    const key = this.key(workspaceId, sessionId);
+    if (this.active.has(key))
+      throw new ApiError('turn_in_progress', 'A turn is already running in this session; wait for it or cancel it.');
+    const turn: ActiveTurn = {
+      turnId: newId('t'),
+      channel: null,
+      controller: new AbortController(),
+      approvals: new ApprovalBox(),
+      done: Promise.resolve(),
+      appender: null,
+    };
+    // Claimed before the first await below: a second message in the same tick gets the 409.
+    this.active.set(key, turn);
+    let appender: LogAppender | undefined;
+    try {
+      const model = await resolveModel(this.deps.stores, workspaceId);
+      appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
+      const message: StoredMessage = {
+        id: newId('m'),
+        role: 'user',
+        created_at: new Date().toISOString(),
+        blocks: [{ type: 'text', text: content }],
+        turn_id: turn.turnId,
+      };
+      appender.append({ t: 'message', m: message });
+      await appender.sync();
+      await this.sessions.update(workspaceId, sessionId, (meta) => {
+        meta.updated_at = message.created_at;
+        meta.message_count += 1;
+        if (meta.auto_title !== false && (meta.title === DEFAULT_TITLE || !meta.title)) {
+          const line = content.trim().split('\n')[0] ?? '';
+          meta.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
+          meta.auto_title = false;
+        }
+      });
+      const channel = new TurnChannel({ workspace_id: workspaceId, session_id: sessionId, turn_id: turn.turnId }, this.deps.ws);
+      turn.channel = channel;
+      turn.appender = appender;
+      this.registry.add(channel);
+      const timeoutMs = model.profile.timeout_seconds * 1000;
+      const timer = setTimeout(() => turn.controller.abort('timeout'), timeoutMs);
+      const opened = appender;
+      turn.done = runTurn({
+        workspaceId,
+        sessionId,
+        turnId: turn.turnId,
+        model,
+        channel,
+        appender: opened,
+        sessions: this.sessions,
+        tools: this.tools,
+        approvals: turn.approvals,
+        logger: this.deps.logger,
+        signal: turn.controller.signal,
+        deadline: Date.now() + timeoutMs,
+      })
+        .catch((err: Error) => this.deps.logger.error(`chat: turn ${turn.turnId} crashed: ${err.message}`))
+        .finally(() => {
+          clearTimeout(timer);
+          this.registry.finished(channel);
+          if (this.active.get(key) === turn) this.active.delete(key);
+        });
+      return { turn_id: turn.turnId, message_id: message.id };
+    } catch (err) {
+      this.active.delete(key);
+      await appender?.close();
+      throw err;
+    }
+  }
+
+  private running(workspaceId: string, sessionId: string, turnId: string): ActiveTurn {
+    const turn = this.active.get(this.key(workspaceId, sessionId));
+    if (!turn || turn.turnId !== turnId) {
+      if (this.registry.get(turnId)) throw new ApiError('conflict', `The turn ${turnId} has already ended.`);
+      throw new ApiError('not_found', `No running turn ${turnId.slice(0, 80)} in this session.`);
+    }
+    return turn;
+  }
+
+  /** Stops the turn; resolves once what streamed so far is stored. */
+  async cancel(workspaceId: string, sessionId: string, turnId: string): Promise<void> {
+    const turn = this.running(workspaceId, sessionId, turnId);
+    turn.controller.abort('cancelled');
+    await turn.done;
+  }
+
+  approve(workspaceId: string, sessionId: string, turnId: string, callId: string, answer: ApprovalAnswer): void {
+    this.running(workspaceId, sessionId, turnId).approvals.answer(callId, answer);
+  }
+
+  /** Ends every running turn (shutdown); their partial text is stored. */
+  async close(): Promise<void> {
+    const turns = [...this.active.values()];
+    for (const t of turns) t.controller.abort('cancelled');
+    await Promise.all(turns.map((t) => t.done));
+  }
+}

@@ -1,0 +1,113 @@
+import type { Block, FailureCode, Usage } from '../llm/llm-types.js';
+
+/** A message as stored in events.jsonl (blocks keep protocol data such as thinking signatures). */
+export interface StoredMessage {
+  id: string;
+  role: 'user' | 'assistant' | 'tool';
+  created_at: string;
+  blocks: Block[];
+  usage?: Usage;
+  model?: string;
+  turn_id?: string;
+  /** Set on read: the turn that wrote it stopped before the message was complete. */
+  interrupted?: boolean;
+}
+
+export interface CompactionRecord {
+  id: string;
+  role: 'system';
+  kind: 'compaction';
+  created_at: string;
+  summary: string;
+  through_message_id: string;
+  tokens_before: number;
+  tokens_after: number;
+}
+
+/** One line of events.jsonl. */
+export type LogRecord =
+  | { t: 'message'; m: StoredMessage }
+  | { t: 'delta'; id: string; turn_id: string; kind: 'text' | 'thinking'; text: string }
+  | { t: 'compaction'; c: CompactionRecord }
+  | {
+      t: 'turn_end';
+      turn_id: string;
+      at: string;
+      stop_reason?: string;
+      error?: { code: string; message: string };
+      usage: Usage;
+      model: string;
+    };
+
+/** session.json. */
+export interface SessionMeta {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  model: string | null;
+  message_count: number;
+  usage: Usage;
+  /** Input tokens (all kinds) the provider measured for the last request: the compression gauge. */
+  last_input_tokens?: number;
+  /** How many log items that request covered; newer ones are estimated. */
+  last_input_items?: number;
+  last_compaction_at?: string | null;
+  /** True until the user names it: the first message becomes the title. */
+  auto_title?: boolean;
+}
+
+export type SessionSummary = Pick<SessionMeta, 'id' | 'title' | 'created_at' | 'updated_at' | 'model' | 'message_count' | 'usage'>;
+
+/** Message object of the HTTP API (DESIGN 6). */
+export type PublicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown> }
+  | { type: 'tool_result'; call_id: string; ok: boolean; content: string };
+
+export type MessageView =
+  (Omit<StoredMessage, 'blocks'> & { blocks: PublicBlock[] }) | Omit<CompactionRecord, 'tokens_before' | 'tokens_after'>;
+
+/** WebSocket frames of a turn (DESIGN 6): every one carries workspace, session, turn and seq. */
+export type TurnFrameBody =
+  | { type: 'turn.started'; model: string }
+  | { type: 'turn.delta'; kind: 'text' | 'thinking'; text: string }
+  | { type: 'turn.tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; needs_approval: boolean }
+  | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string }
+  | { type: 'turn.compacted'; through_message_id: string; tokens_before: number; tokens_after: number }
+  | ({ type: 'turn.usage' } & Usage)
+  | { type: 'turn.completed'; message_id: string; stop_reason: 'end_turn' | 'max_tokens' | 'max_steps' }
+  | { type: 'turn.failed'; error: { code: FailureCode; message: string } };
+
+export type TurnFrame = TurnFrameBody & { workspace_id: string; session_id: string; turn_id: string; seq: number };
+
+export function publicBlock(b: Block): PublicBlock {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: b.text };
+    case 'thinking':
+      return { type: 'thinking', text: b.text };
+    case 'tool_call':
+      return { type: 'tool_call', call_id: b.call_id, server: b.server, tool: b.tool, arguments: b.arguments };
+    case 'tool_result':
+      return { type: 'tool_result', call_id: b.call_id, ok: b.ok, content: b.content };
+  }
+}
+
+export function publicMessage(m: StoredMessage | CompactionRecord): MessageView {
+  if (m.role === 'system') {
+    const { tokens_before: _b, tokens_after: _a, ...rest } = m;
+    return rest;
+  }
+  return { ...m, blocks: m.blocks.map(publicBlock) };
+}
+
+/** Time-ordered ids: sortable, unique enough for one data directory. */
+export function newId(prefix: string): string {
+  const time = Date.now().toString(36).padStart(9, '0');
+  const rand = Math.floor(Math.random() * 36 ** 6)
+    .toString(36)
+    .padStart(6, '0');
+  return `${prefix}-${time}${rand}`;
+}

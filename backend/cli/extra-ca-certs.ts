@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
+
+/**
+ * `-ca-certs FILE`: extra CA certificates for outgoing HTTPS (providers, tool servers, RPC), for
+ * users behind a TLS-inspecting proxy. Plain Node also honours NODE_EXTRA_CA_CERTS, but inside the
+ * desktop app Electron's NODE_OPTIONS fuse (off) makes it ignore that variable, so the app passes
+ * this flag instead.
+ */
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g;
+
+export function readCaCertificates(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`-ca-certs ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+      cause: err,
+    });
+  }
+  const pems = text.match(PEM_BLOCK) ?? [];
+  if (pems.length === 0) throw new Error(`-ca-certs ${file}: no PEM certificate ("-----BEGIN CERTIFICATE-----") in the file`);
+  for (const pem of pems) {
+    try {
+      tls.createSecureContext({ ca: pem });
+    } catch (err) {
+      throw new Error(`-ca-certs ${file}: not a valid certificate (${(err as Error).message})`, { cause: err });
+    }
+  }
+  return pems;
+}
+
+type SetDefaultCa = (certs: string[]) => void;
+type GetCa = (which: 'default') => string[];
+
+/**
+ * Trusts `pems` in addition to the default roots for every TLS connection made without an explicit
+ * `ca` (fetch/undici, https, tls). Node >= 22.19 has tls.setDefaultCACertificates; older Node gets
+ * the same effect by adding the certificates to each secure context it creates.
+ */
+export function trustExtraCaCertificates(pems: string[]): 'setDefaultCACertificates' | 'secure-context' {
+  const api = tls as unknown as { setDefaultCACertificates?: SetDefaultCa; getCACertificates?: GetCa };
+  if (typeof api.setDefaultCACertificates === 'function' && typeof api.getCACertificates === 'function') {
+    api.setDefaultCACertificates([...api.getCACertificates('default'), ...pems]);
+    return 'setDefaultCACertificates';
+  }
+  const original = tls.createSecureContext;
+  const patched: typeof tls.createSecureContext = (options) => {
+    const context = original(options);
+    if (!options?.ca) {
+      const native = (context as unknown as { context: { addCACert(pem: string): void } }).context;
+      for (const pem of pems) native.addCACert(pem);
+    }
+    return context;
+  };
+  (tls as { createSecureContext: typeof tls.createSecureContext }).createSecureContext = patched;
+  return 'secure-context';
+}

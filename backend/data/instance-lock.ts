@@ -1,0 +1,137 @@
+import { promises as fs, readFileSync, statSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * One backend per data directory: `selfhost/instance.lock` names the running one (pid and, once it
+ * listens, its addresses). A second backend on the same directory refuses to start; the desktop app
+ * reads the file to connect to a backend that is already running instead of starting another.
+ * A lock whose process is gone (crash, kill -9) is stale and taken over.
+ */
+export interface InstanceInfo {
+  pid: number;
+  /** null while the backend is still starting. */
+  url: string | null;
+  swap_url: string | null;
+  started_at: string;
+}
+
+export function instanceLockPath(dataDir: string): string {
+  return path.join(dataDir, 'selfhost', 'instance.lock');
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function parseInstance(text: string): InstanceInfo | null {
+  try {
+    const value = JSON.parse(text) as Partial<InstanceInfo>;
+    if (!Number.isInteger(value.pid) || (value.pid as number) <= 0) return null;
+    return {
+      pid: value.pid as number,
+      url: typeof value.url === 'string' ? value.url : null,
+      swap_url: typeof value.swap_url === 'string' ? value.swap_url : null,
+      started_at: typeof value.started_at === 'string' ? value.started_at : '',
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The backend recorded in the lock when its process is alive, else null (no lock, or stale). */
+export async function readLiveInstance(dataDir: string): Promise<InstanceInfo | null> {
+  const text = await fs.readFile(instanceLockPath(dataDir), 'utf8').catch(() => null);
+  const info = text === null ? null : parseInstance(text);
+  return info && info.pid !== process.pid && isProcessAlive(info.pid) ? info : null;
+}
+
+export class InstanceLockedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly holder: InstanceInfo,
+  ) {
+    super(
+      `another backend is already running on the data directory ${dataDir} (pid ${holder.pid}, ${holder.url ?? 'still starting'}); ` +
+        'stop it first or use another -data directory',
+    );
+  }
+}
+
+/** A lock file being written by a racing starter is empty for a moment; only an old unreadable one is stale. */
+const UNREADABLE_GRACE_MS = 5000;
+
+export class InstanceLock {
+  private released = false;
+
+  private constructor(
+    readonly file: string,
+    private info: InstanceInfo,
+  ) {
+    process.once('exit', () => this.release());
+  }
+
+  /** Takes the lock or throws InstanceLockedError naming the running backend. */
+  static async acquire(dataDir: string): Promise<InstanceLock> {
+    const file = instanceLockPath(dataDir);
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const info: InstanceInfo = { pid: process.pid, url: null, swap_url: null, started_at: new Date().toISOString() };
+    for (let attempt = 0; attempt < 20; attempt++) {
+      try {
+        // O_EXCL: of two backends starting at once, exactly one creates the file.
+        await fs.writeFile(file, `${JSON.stringify(info)}\n`, { flag: 'wx', mode: 0o600 });
+        return new InstanceLock(file, info);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const text = await fs.readFile(file, 'utf8').catch(() => null);
+      if (text === null) continue; // removed meanwhile: try again
+      const holder = parseInstance(text);
+      if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) throw new InstanceLockedError(dataDir, holder);
+      if (!holder && Date.now() - (await fs.stat(file)).mtimeMs < UNREADABLE_GRACE_MS) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      // Stale: remove it only if it is still the file we judged.
+      if ((await fs.readFile(file, 'utf8').catch(() => null)) === text) await fs.rm(file, { force: true });
+    }
+    throw new Error(`cannot take the lock ${file}: it keeps changing`);
+  }
+
+  get current(): InstanceInfo {
+    return this.info;
+  }
+
+  /** Records the addresses once the backend listens. */
+  async update(addresses: { url: string; swapUrl: string | null }): Promise<void> {
+    if (this.released) return;
+    this.info = { ...this.info, url: addresses.url, swap_url: addresses.swapUrl };
+    // In place, no temporary file: the new content is longer than the old, so one write at offset 0
+    // replaces it and a reader sees the old or the new text, never an empty file.
+    const text = `${JSON.stringify(this.info)}\n`;
+    const handle = await fs.open(this.file, 'r+');
+    try {
+      await handle.write(text, 0, 'utf8');
+      await handle.truncate(Buffer.byteLength(text));
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Removes the file if it is still ours (runs at process exit, also after process.exit()). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    try {
+      const onDisk = parseInstance(readFileSync(this.file, 'utf8'));
+      if (onDisk?.pid === process.pid && statSync(this.file).isFile()) unlinkSync(this.file);
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import type { ToolSpec } from '../chat/tool-provider.js';
+
+/** Token counts as the chat API reports them (DESIGN 6, `turn.usage`). */
+export interface Usage {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+}
+
+export const zeroUsage = (): Usage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cache_read: a.cache_read + b.cache_read,
+    cache_write: a.cache_write + b.cache_write,
+    reasoning: a.reasoning + b.reasoning,
+  };
+}
+
+/**
+ * A block of a conversation message, protocol-neutral. Fields after the public ones carry what a
+ * protocol needs back unchanged: native thinking `signature` / `redacted` data, responsemode
+ * reasoning `item_id` + `encrypted`, the model-facing tool `name`.
+ */
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string; signature?: string; redacted?: string; item_id?: string; encrypted?: string }
+  | { type: 'tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; name?: string }
+  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; keep?: boolean };
+
+export interface ConvMessage {
+  role: 'user' | 'assistant' | 'tool';
+  blocks: Block[];
+}
+
+export type Protocol = 'compat' | 'native' | 'responsemode';
+
+/** Everything an adapter needs to build one provider request. */
+export interface LlmRequest {
+  model: string;
+  system: string;
+  messages: ConvMessage[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  /** Thinking budget in tokens when thinking is on. */
+  thinkingBudget?: number;
+  /** Cache breakpoints (native) or prompt_cache_key (others) once the threshold is reached. */
+  cache: boolean;
+  cacheKey: string;
+}
+
+/** What an adapter reports while it reads the stream. */
+export type StreamEvent =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_call_started'; call_id: string; name: string }
+  | { type: 'usage'; usage: Usage };
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'tool_use';
+
+export interface LlmResult {
+  blocks: Block[];
+  stopReason: StopReason;
+  usage: Usage;
+}
+
+export interface Endpoint {
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** One protocol: the HTTP request for a turn step, and a reader that folds its stream. */
+export interface ProtocolAdapter {
+  request(req: LlmRequest, endpoint: Endpoint): { url: string; headers: Record<string, string>; body: unknown };
+  /** A fresh reader per response; `feed` gets each SSE event, `finish` the final result. */
+  reader(emit: (e: StreamEvent) => void): StreamReader;
+}
+
+export interface StreamReader {
+  feed(event: string, data: string): void;
+  /** Called when the body ended; throws a ProviderError when the stream was not complete. */
+  finish(): LlmResult;
+}
+
+export type FailureCode =
+  | 'provider_unauthorized'
+  | 'provider_rate_limited'
+  | 'provider_unreachable'
+  | 'provider_error'
+  | 'timeout'
+  | 'cancelled'
+  | 'context_overflow'
+  | 'tool_error';
+
+/** A failure of a turn, with the code the `turn.failed` frame carries. */
+export class ProviderError extends Error {
+  constructor(
+    readonly code: FailureCode,
+    message: string,
+    /** Seconds the provider asked to wait (429/529), when retrying is allowed. */
+    readonly retryAfter?: number,
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,132 @@
+import type { DataPaths } from '../data/data-dir.js';
+import { McpConnection, type ServerState, type ServerTool } from './mcp-connection.js';
+import type { McpStore } from './mcp-store.js';
+import { resolveServers, type ResolvedServer, type ServerSource, type TransportKind } from './server-config.js';
+
+export const IDLE_MS = 5 * 60_000;
+export const CALL_TIMEOUT_MS = 60_000;
+export const START_TIMEOUT_MS = 30_000;
+/** A server that failed to start is not tried again by the next turns for this long (a tool call still retries at once). */
+export const START_RETRY_MS = 30_000;
+
+export interface ManagerOptions {
+  store: McpStore;
+  paths: DataPaths;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  idleMs?: number;
+  callTimeoutMs?: number;
+  startTimeoutMs?: number;
+}
+
+/** One server as `GET /api/mcp/status` reports it. */
+export interface ServerStatus {
+  name: string;
+  source: ServerSource;
+  transport: TransportKind | 'invalid';
+  state: ServerState;
+  disabled: boolean;
+  approval: 'auto' | 'ask';
+  always_allow: string[];
+  tools: { name: string; description: string }[];
+  error: string | null;
+  /** Process id of a running stdio server (its process group leader). */
+  pid: number | null;
+}
+
+/**
+ * Running tool servers, shared across turns and workspaces: a global server used by two workspaces
+ * runs once; a workspace server of the same name replaces it in that workspace only. A changed
+ * entry (command, url, env, headers…) gets a fresh connection; the old one is stopped.
+ */
+export class McpManager {
+  private readonly connections = new Map<string, McpConnection>();
+  /** Scope+name → key of its current connection, to stop superseded ones. */
+  private readonly current = new Map<string, string>();
+  private closed = false;
+  readonly callTimeoutMs: number;
+
+  constructor(private readonly options: ManagerOptions) {
+    this.callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
+  }
+
+  servers(workspaceId?: string): Promise<ResolvedServer[]> {
+    return resolveServers(this.options.store, this.options.paths, workspaceId);
+  }
+
+  /** The connection for a resolved server (created stopped; nothing starts until it is used). */
+  connection(server: ResolvedServer): McpConnection {
+    let conn = this.connections.get(server.key);
+    if (conn) return conn;
+    conn = new McpConnection(server, {
+      env: this.options.env,
+      idleMs: this.options.idleMs ?? IDLE_MS,
+      startTimeoutMs: this.options.startTimeoutMs ?? START_TIMEOUT_MS,
+      callTimeoutMs: this.callTimeoutMs,
+      log: this.options.log,
+    });
+    if (!this.closed) this.connections.set(server.key, conn);
+    const slot = server.key.slice(0, server.key.lastIndexOf('\u0000'));
+    const previous = this.current.get(slot);
+    this.current.set(slot, server.key);
+    if (previous && previous !== server.key) {
+      const old = this.connections.get(previous);
+      this.connections.delete(previous);
+      void old?.stop();
+    }
+    return conn;
+  }
+
+  /** The state a connection would report without starting anything. */
+  peek(server: ResolvedServer): McpConnection | undefined {
+    return this.connections.get(server.key);
+  }
+
+  /** Starts each given server that is not running yet (one connection per server, same order); waits for all to settle. */
+  async startAll(servers: ResolvedServer[], signal?: AbortSignal): Promise<McpConnection[]> {
+    const conns = servers.map((s) => this.connection(s));
+    const now = Date.now();
+    const due = conns.filter((c) => !(c.state === 'failed' && c.startFailedAt > 0 && now - c.startFailedAt < START_RETRY_MS));
+    const settled = Promise.all(due.map((c) => c.ensureStarted()));
+    if (!signal) await settled;
+    else {
+      await Promise.race([
+        settled,
+        new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      ]);
+    }
+    return conns;
+  }
+
+  async status(workspaceId?: string): Promise<ServerStatus[]> {
+    const servers = await this.servers(workspaceId);
+    return servers.map((s) => {
+      const conn = this.peek(s);
+      const tools: ServerTool[] = conn?.tools ?? [];
+      return {
+        name: s.name,
+        source: s.source,
+        transport: s.transport,
+        state: conn?.state ?? (s.transport === 'invalid' && !s.disabled ? 'failed' : 'stopped'),
+        disabled: s.disabled,
+        approval: s.approval,
+        always_allow: s.alwaysAllow,
+        tools: tools.map((t) => ({ name: t.name, description: t.description })),
+        error: conn?.error ?? (s.transport === 'invalid' ? `invalid configuration: ${s.problem}` : null),
+        pid: conn?.pid ?? null,
+      };
+    });
+  }
+
+  /** Backend shutdown: signal every stdio server's group now, then close connections politely. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    const conns = [...this.connections.values()];
+    this.connections.clear();
+    for (const c of conns) c.killNow();
+    await Promise.all(conns.map((c) => c.stop()));
+  }
+}

@@ -1,0 +1,98 @@
+import type { ToolCallOutcome, ToolProvider, ToolSpec } from '../chat/tool-provider.js';
+import type { SkillStore } from '../skills/skill-store.js';
+import { activateSkill, activateSkillSpec, skillCatalog, SKILLS_SERVER } from '../skills/skill-tools.js';
+import type { McpManager } from './mcp-manager.js';
+import type { McpStore } from './mcp-store.js';
+import type { ResolvedServer } from './server-config.js';
+import { modelToolName } from './tool-names.js';
+
+export interface McpToolProviderDeps {
+  manager: McpManager;
+  store: McpStore;
+  skills: SkillStore;
+  /** Called after `remember` changed a tool-server file (`'global'` or the workspace id). */
+  onConfigChanged?: (scope: string) => void;
+}
+
+/** The real ToolProvider: the workspace's tool servers over MCP plus the built-in skill loader. */
+export class McpToolProvider implements ToolProvider {
+  /** "Always allow" for the read-only `cli` server lives in memory (no file holds it). */
+  private readonly cliAllowed = new Set<string>();
+
+  constructor(private readonly deps: McpToolProviderDeps) {}
+
+  private async enabledServers(workspaceId: string): Promise<ResolvedServer[]> {
+    return (await this.deps.manager.servers(workspaceId)).filter((s) => !s.disabled);
+  }
+
+  private needsApproval(server: ResolvedServer, tool: string): boolean {
+    if (server.approval === 'auto' || server.alwaysAllow.includes(tool)) return false;
+    return !(server.source === 'cli' && this.cliAllowed.has(tool));
+  }
+
+  async list(workspaceId: string, signal: AbortSignal): Promise<ToolSpec[]> {
+    const taken = new Set<string>();
+    const specs: ToolSpec[] = [];
+    const skill = activateSkillSpec(await this.deps.skills.list());
+    if (skill) {
+      taken.add(skill.name);
+      specs.push(skill);
+    }
+    const servers = await this.enabledServers(workspaceId);
+    const conns = await this.deps.manager.startAll(servers, signal);
+    // Approvals come from the entry as read now (a running connection may predate an always_allow edit).
+    for (const [i, conn] of conns.entries()) {
+      if (conn.state !== 'ready') continue;
+      for (const tool of conn.tools) {
+        specs.push({
+          name: modelToolName(servers[i].name, tool.name, taken),
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          server: servers[i].name,
+          tool: tool.name,
+          needsApproval: this.needsApproval(servers[i], tool.name),
+        });
+      }
+    }
+    return specs;
+  }
+
+  /**
+   * The skill catalog, and a word about tool servers that could not start (so the model can tell the
+   * user). Starts nothing: the turn loop lists the tools (which starts the servers) before asking.
+   */
+  async systemPrompt(workspaceId: string): Promise<string> {
+    const parts: string[] = [];
+    const catalog = skillCatalog(await this.deps.skills.list());
+    if (catalog) parts.push(catalog);
+    const failed = (await this.enabledServers(workspaceId)).map((s) => this.deps.manager.peek(s)).filter((c) => c?.state === 'failed');
+    if (failed.length > 0) {
+      parts.push(
+        [
+          '# Unavailable tool servers',
+          'These tool servers are configured but could not be started, so their tools are missing. If the user asks for them, say so and quote the reason:',
+          ...failed.map((c) => `- ${c!.server.name}: ${(c!.error ?? 'unknown error').replace(/\s*\n\s*/g, ' | ').slice(0, 300)}`),
+        ].join('\n'),
+      );
+    }
+    return parts.join('\n\n');
+  }
+
+  async call(workspaceId: string, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallOutcome> {
+    if (spec.server === SKILLS_SERVER && spec.name === spec.tool) return activateSkill(this.deps.skills, args);
+    const server = (await this.enabledServers(workspaceId)).find((s) => s.name === spec.server);
+    if (!server) return { ok: false, content: `The tool server ${spec.server} is no longer configured.`, errorCode: 'tool_error' };
+    return this.deps.manager.connection(server).call(spec.tool, args, signal);
+  }
+
+  async remember(workspaceId: string, spec: ToolSpec): Promise<void> {
+    const server = (await this.deps.manager.servers(workspaceId)).find((s) => s.name === spec.server);
+    if (!server) return;
+    if (server.source === 'cli' || !server.file) {
+      this.cliAllowed.add(spec.tool);
+      return;
+    }
+    await this.deps.store.allowTool(server.file, server.name, spec.tool);
+    this.deps.onConfigChanged?.(server.source === 'workspace' ? workspaceId : 'global');
+  }
+}

@@ -1,0 +1,74 @@
+import { AbiCoder, keccak256 } from 'ethers';
+import type { JsonRpcClient, RpcCall } from './json-rpc.js';
+
+/**
+ * Where an ERC-20 keeps `balanceOf[holder]` and `allowance[owner][spender]`, found by probing:
+ * an eth_call of balanceOf / allowance with one candidate storage slot overridden to a marker
+ * value answers the marker exactly when that slot is the one the token reads. Solidity lays a
+ * mapping entry at keccak256(key . slot), Vyper (before 0.3) at keccak256(slot . key).
+ */
+export interface MappingSlot {
+  slot: number;
+  vyper: boolean;
+}
+
+export interface TokenSlots {
+  balance: MappingSlot;
+  allowance: MappingSlot;
+}
+
+const coder = AbiCoder.defaultAbiCoder();
+const MAX_SLOT = 24;
+const MARKER = 0x5eed_0000_0000_0000_0000_0000_c0ffeen;
+const PROBE_OWNER = '0x000000000000000000000000000000000000dEaD';
+const PROBE_SPENDER = '0x0000000000000000000000000000000000C0FFEE';
+const BALANCE_OF = '0x70a08231';
+const ALLOWANCE = '0xdd62ed3e';
+
+const word = (v: bigint) => `0x${v.toString(16).padStart(64, '0')}`;
+const addressWord = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, '0')}`;
+
+function mappingKey(key: string, slot: bigint | string, vyper: boolean): string {
+  const slotWord = typeof slot === 'string' ? slot : word(slot);
+  const keyWord = key.length === 42 ? addressWord(key) : key;
+  return keccak256(
+    vyper ? coder.encode(['bytes32', 'bytes32'], [slotWord, keyWord]) : coder.encode(['bytes32', 'bytes32'], [keyWord, slotWord]),
+  );
+}
+
+/** Storage key of `balanceOf[holder]`. */
+export function balanceKey(s: MappingSlot, holder: string): string {
+  return mappingKey(holder, BigInt(s.slot), s.vyper);
+}
+
+/** Storage key of `allowance[owner][spender]`. */
+export function allowanceKey(s: MappingSlot, owner: string, spender: string): string {
+  return mappingKey(spender, mappingKey(owner, BigInt(s.slot), s.vyper), s.vyper);
+}
+
+function candidates(): MappingSlot[] {
+  const out: MappingSlot[] = [];
+  for (let slot = 0; slot <= MAX_SLOT; slot++) out.push({ slot, vyper: false }, { slot, vyper: true });
+  return out;
+}
+
+/** Probes both mappings in one batch; undefined when either is not a plain mapping slot. */
+export async function probeTokenSlots(rpc: JsonRpcClient, token: string, signal?: AbortSignal): Promise<TokenSlots | undefined> {
+  const list = candidates();
+  const call = (data: string, key: string): RpcCall => ({
+    method: 'eth_call',
+    params: [{ to: token, data }, 'latest', { [token]: { stateDiff: { [key]: word(MARKER) } } }],
+  });
+  const balanceData = BALANCE_OF + addressWord(PROBE_OWNER).slice(2);
+  const allowanceData = ALLOWANCE + addressWord(PROBE_OWNER).slice(2) + addressWord(PROBE_SPENDER).slice(2);
+  const calls = [
+    ...list.map((c) => call(balanceData, balanceKey(c, PROBE_OWNER))),
+    ...list.map((c) => call(allowanceData, allowanceKey(c, PROBE_OWNER, PROBE_SPENDER))),
+  ];
+  const results = await rpc.batch<string>(calls, signal);
+  const value = (r: string | undefined) => (typeof r === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(r) ? BigInt(r) : -1n);
+  const hit = (offset: number) => list.find((_, i) => value(results[offset + i]) === MARKER);
+  const balance = hit(0);
+  const allowance = hit(list.length);
+  return balance && allowance ? { balance, allowance } : undefined;
+}
