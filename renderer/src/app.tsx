@@ -73,9 +73,10 @@ export function App() {
           rememberBackendUrl(url);
           void connect(url);
         }}
-        onPaired={async ({ credential, node_id }) => {
-          await storeCredential(phase.baseUrl, node_id || null, credential);
-          setPhase({ kind: 'ready', baseUrl: phase.baseUrl, nodeId: node_id || null, credential });
+        onPaired={({ credential, node_id }) => {
+          void storeCredential(phase.baseUrl, node_id || null, credential).then(() =>
+            setPhase({ kind: 'ready', baseUrl: phase.baseUrl, nodeId: node_id || null, credential }),
+          );
         }}
       />
     );
@@ -89,10 +90,11 @@ export function App() {
       baseUrl={baseUrl}
       nodeId={nodeId}
       credential={credential}
-      onEnd={async (reason) => {
+      onEnd={(reason) => {
         // After a 401, forget the credential only if it is still the refused one.
-        await clearCredential(baseUrl, nodeId, reason === 'unauthorized' ? credential : undefined);
-        setPhase((p) => (current(p) ? { kind: 'pairing', baseUrl, notice: reason === 'unauthorized' ? 'unauthorized' : undefined } : p));
+        void clearCredential(baseUrl, nodeId, reason === 'unauthorized' ? credential : undefined).then(() =>
+          setPhase((p) => (current(p) ? { kind: 'pairing', baseUrl, notice: reason === 'unauthorized' ? 'unauthorized' : undefined } : p)),
+        );
       }}
       onCredential={(next) => setPhase((p) => (current(p) ? { kind: 'ready', baseUrl, nodeId, credential: next } : p))}
     />

@@ -43,11 +43,11 @@ export async function requestJson<T>(url: string, method: string, body: unknown,
     throw new ApiFailure('network', 0, 'unreachable', (err as Error).message || 'network error');
   }
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
-    parsed = undefined;
+    // not JSON: the status and text speak for themselves
   }
   if (res.ok) return parsed as T;
   const envelope = (parsed as Partial<ErrorBody> | undefined)?.error;

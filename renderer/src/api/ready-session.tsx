@@ -21,30 +21,29 @@ export function ReadySession(props: {
 }) {
   const { baseUrl, nodeId, credential, onEnd, onCredential } = props;
   const session = useMemo<Session>(() => {
-    let ended = false;
-    let rotating = false;
-    let recovering = false;
+    // Mutable flags of this session (one object, so the async paths below share them).
+    const flags = { ended: false, rotating: false, recovering: false };
     const connectivity = new Connectivity();
     const end = (reason: EndReason) => {
-      if (ended) return;
-      ended = true;
+      if (flags.ended) return;
+      flags.ended = true;
       socket.stop();
       onEnd(reason);
     };
     const adopt = (next: string) => {
-      if (ended) return;
-      ended = true;
+      if (flags.ended) return;
+      flags.ended = true;
       socket.stop();
       onCredential(next);
     };
     const recover = async () => {
-      if (rotating || recovering || ended) return;
-      recovering = true;
+      if (flags.rotating || flags.recovering || flags.ended) return;
+      flags.recovering = true;
       try {
         // A sibling tab may be rotating right now: give it a moment to store the new credential.
         for (const wait of [0, 500, 1500]) {
           await new Promise((r) => setTimeout(r, wait));
-          if (ended || rotating) return;
+          if (flags.ended || flags.rotating) return;
           const stored = await readCredential(baseUrl, nodeId);
           if (stored && stored !== credential) {
             try {
@@ -57,7 +56,7 @@ export function ReadySession(props: {
         }
         end('unauthorized');
       } finally {
-        recovering = false;
+        flags.recovering = false;
       }
     };
     const api = createApiClient(
@@ -78,7 +77,7 @@ export function ReadySession(props: {
       connectivity,
       endSession: (reason) => end(reason),
       async rotateCredential() {
-        rotating = true;
+        flags.rotating = true;
         try {
           const { credential: next } = await api.post<{ credential: string }>('/api/selfhost/credential/rotate');
           await storeCredential(baseUrl, nodeId, next);
@@ -86,12 +85,12 @@ export function ReadySession(props: {
         } catch (err) {
           // The rotation may have happened even if its answer was lost: the stored or the old one decides.
           if (err instanceof ApiFailure && err.status === 401) {
-            rotating = false;
+            flags.rotating = false;
             void recover();
           }
           throw err;
         } finally {
-          rotating = false;
+          flags.rotating = false;
         }
       },
       async resetPairing() {

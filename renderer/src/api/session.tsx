@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { ConfigResource } from '../../../backend/ws/ws-hub.js';
 import type { ApiClient } from './client';
 import { LiveSocket, type LiveMessage, type SocketState } from './live-socket';
@@ -39,10 +39,7 @@ export class Connectivity {
 export function useOffline(): boolean {
   const { connectivity } = useSession();
   const [offline, setOffline] = useState(connectivity.offline);
-  useEffect(() => {
-    setOffline(connectivity.offline);
-    return connectivity.onChange(setOffline);
-  }, [connectivity]);
+  useEffect(() => connectivity.onChange(setOffline), [connectivity]);
   return offline;
 }
 
@@ -72,7 +69,9 @@ export function useSocketState(): SocketState {
 export function useLiveMessages(listener: (message: LiveMessage) => void): void {
   const { socket } = useSession();
   const ref = useRef(listener);
-  ref.current = listener;
+  useLayoutEffect(() => {
+    ref.current = listener;
+  });
   useEffect(() => socket.onMessage((m) => ref.current(m)), [socket]);
 }
 
@@ -86,7 +85,9 @@ export interface Resource<T> {
 /** GETs `path` and refetches it whenever the backend announces a change to one of `resources`. */
 export function useResource<T>(path: string | null, resources: readonly ConfigResource[]): Resource<T> {
   const api = useApi();
-  const [data, setData] = useState<T>();
+  // Data is kept with the path it belongs to, so a new path never shows the old one's data.
+  const [loaded, setLoaded] = useState<{ path: string; value: T }>();
+  const data = loaded && loaded.path === path ? loaded.value : undefined;
   const [error, setError] = useState<Error>();
   const [loading, setLoading] = useState(path !== null);
   const latest = useRef(0);
@@ -98,7 +99,7 @@ export function useResource<T>(path: string | null, resources: readonly ConfigRe
     try {
       const value = await api.get<T>(path);
       if (ticket === latest.current) {
-        setData(value);
+        setLoaded({ path, value });
         setError(undefined);
       }
     } catch (err) {
@@ -109,8 +110,8 @@ export function useResource<T>(path: string | null, resources: readonly ConfigRe
   }, [api, path]);
 
   useEffect(() => {
-    setData(undefined);
-    void reload();
+    // Started from a microtask, not inside the effect's own pass (no cascading render).
+    void Promise.resolve().then(reload);
   }, [reload]);
 
   const key = resources.join(',');

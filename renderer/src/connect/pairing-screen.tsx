@@ -49,8 +49,6 @@ export function PairingScreen(props: {
 
   useEffect(() => {
     let cancelled = false;
-    setStatus(null);
-    setStatusError(null);
     const check = () =>
       requestJson<PairingStatus>(joinUrl(props.baseUrl, '/api/pairing/status'), 'GET', undefined)
         .then((s) => {

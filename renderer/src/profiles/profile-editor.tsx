@@ -143,7 +143,7 @@ export function ProfileEditor(props: {
       onClose={guard.requestClose}
       wide
     >
-      <form onSubmit={submit} noValidate ref={formRef}>
+      <form onSubmit={(e) => void submit(e)} noValidate ref={formRef}>
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('profiles.id')} error={errors.fieldError('id')} hint={editing ? undefined : t('profiles.idHint')}>

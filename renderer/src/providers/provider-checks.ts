@@ -1,4 +1,5 @@
 import type { Translate } from '../i18n/i18n';
+import { isHttpUrl } from '../ui/form-kit';
 import type { ProviderDraft } from './provider-types';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -32,13 +33,7 @@ export function checkProvider(d: ProviderDraft, t: Translate): Record<string, st
   if (!d.id.trim()) bad.id = t('mgmt.required', { field: t('providers.id') });
   else if (!ID.test(d.id)) bad.id = t('providers.idHint');
   if (d.base_url) {
-    let ok = false;
-    try {
-      ok = ['http:', 'https:'].includes(new URL(d.base_url).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok) bad.base_url = t('connect.badUrl');
+    if (!isHttpUrl(d.base_url)) bad.base_url = t('connect.badUrl');
   }
   d.models.forEach((m, i) => {
     if (!m.id.trim()) bad[`models[${i}].id`] = t('mgmt.required', { field: labelFor(`models[${i}].id`, t) });

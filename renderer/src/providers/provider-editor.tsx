@@ -97,7 +97,7 @@ export function ProviderEditor(props: { existing?: MaskedProvider; initial: Prov
       onClose={guard.requestClose}
       wide
     >
-      <form onSubmit={submit} noValidate ref={formRef}>
+      <form onSubmit={(e) => void submit(e)} noValidate ref={formRef}>
         <div className="dialog-body">
           {!editing && (
             <Field label={t('mgmt.preset')}>

@@ -69,7 +69,9 @@ export function ProviderTestPanel(props: { provider: MaskedProvider; onImported?
   };
 
   useEffect(() => {
-    void run();
+    // Deferred one tick: the check starts as the panel appears, outside the render pass.
+    const timer = setTimeout(() => void run(), 0);
+    return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.provider.id]);
 

@@ -33,15 +33,17 @@ export function ForgetDialog(props: { open: boolean; onClose(): void }) {
           type="button"
           className="btn btn-primary"
           disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            setError(undefined);
-            try {
-              await resetPairing();
-            } catch (err) {
-              setError(err);
-              setBusy(false);
-            }
+          onClick={() => {
+            void (async () => {
+              setBusy(true);
+              setError(undefined);
+              try {
+                await resetPairing();
+              } catch (err) {
+                setError(err);
+                setBusy(false);
+              }
+            })();
           }}
         >
           {t('mgmt.forgetAndReset')}

@@ -138,7 +138,7 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
 
   return (
     <Dialog title={props.name ? t('skills.editTitle', { name: props.name }) : t('skills.addTitle')} open onClose={props.onClose} wide>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="dialog-body">
           <Field label={t('skills.name')} error={errors.fieldError('name')} hint={t('skills.nameRule')}>
             <input

@@ -144,7 +144,7 @@ export function SwapPage() {
       <PageHeader title={t('nav.swap')} subtitle={t('swap.subtitle')} />
       <div className="swap-grid">
         <Card title={t('swap.request')}>
-          <form onSubmit={submit} noValidate className="swap-form" ref={formRef}>
+          <form onSubmit={(e) => void submit(e)} noValidate className="swap-form" ref={formRef}>
             {text('swapUrl', t('swap.url'), { hint: t('mswap.urlHint') })}
             <Field label={t('swap.chain')} error={errors.fieldError('chain')}>
               <select value={form.chain} onChange={(e) => set({ chain: e.target.value as SwapForm['chain'] })}>

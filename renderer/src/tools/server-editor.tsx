@@ -2,7 +2,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { ApiFailure } from '../api/client';
 import { useT } from '../i18n/i18n';
 import { Dialog, ErrorBanner, Field, useFormErrors } from '../ui/controls';
-import { focusFirstInvalid, linesWithout, normalizeBaseUrl, useDiscardGuard } from '../ui/form-kit';
+import { focusFirstInvalid, isHttpUrl, linesWithout, normalizeBaseUrl, useDiscardGuard } from '../ui/form-kit';
 import type { ServerDraft, ServerKind } from './server-draft';
 
 /** Add or edit one server; `save` PUTs the whole file and throws the server's validation error. */
@@ -27,13 +27,7 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
       const envBad = linesWithout(x.env, '=');
       if (envBad.length) bad.env = envBad.map((line) => t('mgmt.envLine', { line })).join(' ');
     } else {
-      let ok = false;
-      try {
-        ok = ['http:', 'https:'].includes(new URL(x.url).protocol);
-      } catch {
-        ok = false;
-      }
-      if (!ok) bad.url = x.url.trim() ? t('tools.urlHint') : t('mgmt.required', { field: t('tools.url') });
+      if (!isHttpUrl(x.url)) bad.url = x.url.trim() ? t('tools.urlHint') : t('mgmt.required', { field: t('tools.url') });
       const headerBad = linesWithout(x.headers, ':');
       if (headerBad.length) bad.headers = headerBad.map((line) => t('mgmt.headerLine', { line })).join(' ');
     }
@@ -77,7 +71,7 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
       open
       onClose={guard.requestClose}
     >
-      <form onSubmit={submit} noValidate ref={formRef}>
+      <form onSubmit={(e) => void submit(e)} noValidate ref={formRef}>
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('tools.name')} error={errors.fieldError('name')}>

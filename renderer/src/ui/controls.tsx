@@ -198,17 +198,19 @@ export function ConfirmDialog(props: {
           type="button"
           className="btn btn-danger"
           disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            setError(undefined);
-            try {
-              await props.onConfirm();
-              props.onClose();
-            } catch (err) {
-              setError(err);
-            } finally {
-              setBusy(false);
-            }
+          onClick={() => {
+            void (async () => {
+              setBusy(true);
+              setError(undefined);
+              try {
+                await props.onConfirm();
+                props.onClose();
+              } catch (err) {
+                setError(err);
+              } finally {
+                setBusy(false);
+              }
+            })();
           }}
         >
           {props.confirmLabel}
@@ -225,10 +227,12 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
     <button
       type="button"
       className="btn btn-small"
-      onClick={async () => {
-        await copyText(text);
-        setCopied(true);
-        setTimeout(() => setCopied(false), 1500);
+      onClick={() => {
+        void (async () => {
+          await copyText(text);
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        })();
       }}
     >
       {copied ? t('common.copied') : (label ?? t('common.copy'))}

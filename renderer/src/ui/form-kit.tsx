@@ -21,6 +21,15 @@ export function normalizeBaseUrl(input: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/** An absolute http(s) URL. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** An id from a display name: "Deep Seek (work)" → "deep-seek-work". */
 export function idFromName(name: string): string {
   return name

@@ -82,7 +82,7 @@ export function WorkspacesPage() {
       ))}
       <ErrorBanner error={workspaces.error} />
       <Card title={t('workspaces.new')}>
-        <form className="inline-form" onSubmit={submit} noValidate>
+        <form className="inline-form" onSubmit={(e) => void submit(e)} noValidate>
           <Field label={t('workspaces.name')} error={create.fieldError('name')} className="grow">
             <input value={name} onChange={(e) => setName(e.target.value)} placeholder={t('workspaces.namePlaceholder')} />
           </Field>
@@ -192,7 +192,7 @@ function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSav
   };
   return (
     <Dialog title={t('workspaces.renameTitle')} open onClose={props.onClose}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="dialog-body">
           <Field label={t('workspaces.name')} error={errors.fieldError('name')}>
             <input value={name} onChange={(e) => setName(e.target.value)} autoFocus />
