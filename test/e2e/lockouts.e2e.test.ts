@@ -137,7 +137,10 @@ describe('no lockouts, no silent overwrites', { timeout: 300_000 }, () => {
       .getByText('A tool server named “files” already exists here.')
       .waitFor();
     assert.deepEqual(JSON.parse(file('global_mcp_servers.json')).mcpServers.files, { command: 'npx', env: { TOKEN: 'abc' } });
+    // The dialog holds unsaved edits: closing it asks first.
     await again.dialog.getByRole('button', { name: 'Cancel' }).click();
+    await again.dialog.getByRole('button', { name: 'Discard' }).click();
+    await again.dialog.waitFor({ state: 'detached' });
 
     await a1.getByRole('button', { name: 'Edit files' }).click();
     const edit = a1.getByRole('dialog', { name: /Edit/ });
@@ -173,6 +176,8 @@ describe('no lockouts, no silent overwrites', { timeout: 300_000 }, () => {
     assert.ok(readdirSync(path.join(proc.dataDir, 'trash')).some((n) => n.startsWith('skill-notes-')));
     await screenshot(a1, 'lockout-skill-exists');
     await dup.dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dup.dialog.getByRole('button', { name: 'Discard' }).click();
+    await dup.dialog.waitFor({ state: 'detached' });
   });
 
   it('4. the backend is recognised by node_id at another address or port; a paired-elsewhere backend says so before asking for a code', async () => {

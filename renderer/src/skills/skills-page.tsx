@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiFailure } from '../api/client';
 import { listOf, path, type SkillDocument, type SkillSummary } from '../api/resources';
 import { useApi, useResource } from '../api/session';
+import { useDiscardGuard } from '../ui/form-kit';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors, ListTable } from '../ui/controls';
 
@@ -106,6 +107,8 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
   const [name, setName] = useState(props.name ?? '');
   const [content, setContent] = useState(props.name ? '' : template(''));
   const [loaded, setLoaded] = useState(props.name === null);
+  const [original, setOriginal] = useState(props.name ? '' : template(''));
+  const guard = useDiscardGuard(props.name === null ? name !== '' || content !== template('') : content !== original, props.onClose);
   const errors = useFormErrors();
 
   useEffect(() => {
@@ -113,6 +116,7 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
     api.get<SkillDocument>(path.skill(props.name)).then(
       (doc) => {
         setContent(doc.content);
+        setOriginal(doc.content);
         setLoaded(true);
       },
       (err) => errors.report(err, []),
@@ -137,7 +141,7 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
   };
 
   return (
-    <Dialog title={props.name ? t('skills.editTitle', { name: props.name }) : t('skills.addTitle')} open onClose={props.onClose} wide>
+    <Dialog title={props.name ? t('skills.editTitle', { name: props.name }) : t('skills.addTitle')} open onClose={guard.requestClose} wide>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="dialog-body">
           <Field label={t('skills.name')} error={errors.fieldError('name')} hint={t('skills.nameRule')}>
@@ -164,9 +168,10 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
             />
           </Field>
           <ErrorBanner error={errors.general} />
+          {guard.bar}
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>
+          <button type="button" className="btn" onClick={guard.requestClose}>
             {t('common.cancel')}
           </button>
           <button type="submit" className="btn btn-primary" disabled={!loaded}>
