@@ -207,6 +207,7 @@ describe('no lockouts, no silent overwrites', { timeout: 300_000 }, () => {
     const dataDir = proc.dataDir;
     await proc.stop();
     await page.getByText(/is not answering\. Changes are disabled/).waitFor({ timeout: 30_000 });
+    await page.locator('fieldset.page-gate[disabled]').getByRole('button', { name: 'Add provider' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Add provider' }).isDisabled(), true);
     await screenshot(page, 'lockout-offline');
     proc = await BackendProcess.start({ dataDir, env: { SERVICE_UI_DIR: process.env.SERVICE_UI_DIR }, args: ['-allow-origin', ui.url] });

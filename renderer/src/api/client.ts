@@ -70,16 +70,17 @@ export function createApiClient(
   baseUrl: string,
   credential: string | null,
   onUnauthorized: () => void,
-  onReachable: (reachable: boolean) => void = () => undefined,
+  onReachable: (reachable: boolean, startedAt: number) => void = () => undefined,
 ): ApiClient {
   const call = async <T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> => {
     const headers: Record<string, string> = { ...extra, ...(credential ? { Authorization: `Bearer ${credential}` } : {}) };
+    const startedAt = performance.now();
     try {
       const value = await requestJson<T>(joinUrl(baseUrl, path), method, body, headers);
-      onReachable(true);
+      onReachable(true, startedAt);
       return value;
     } catch (err) {
-      onReachable(!(err instanceof ApiFailure && err.kind === 'network'));
+      onReachable(!(err instanceof ApiFailure && err.kind === 'network'), startedAt);
       if (err instanceof ApiFailure && err.status === 401 && path.startsWith('/api/') && !path.startsWith('/api/pairing/')) {
         onUnauthorized();
       }

@@ -63,7 +63,7 @@ export function ReadySession(props: {
       baseUrl,
       credential,
       () => void recover(),
-      (reachable) => connectivity.set(!reachable),
+      (reachable, startedAt) => connectivity.set(!reachable, startedAt),
     );
     // A lost socket may mean a revoked credential or a stopped backend: one cheap call finds out.
     const socket = new LiveSocket(baseUrl, credential, () => void api.get('/api/logs?since=999999999').catch(() => undefined));

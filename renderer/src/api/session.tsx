@@ -24,9 +24,13 @@ export interface Session {
 /** The backend's reachability as the last HTTP call or socket event saw it. */
 export class Connectivity {
   offline = false;
+  private offlineSince = -Infinity;
   private readonly listeners = new Set<(offline: boolean) => void>();
-  set(offline: boolean): void {
+  /** `startedAt`: when the call that tells started; an answer to a call older than the outage proves nothing. */
+  set(offline: boolean, startedAt = performance.now()): void {
     if (offline === this.offline) return;
+    if (!offline && startedAt < this.offlineSince) return;
+    if (offline) this.offlineSince = performance.now();
     this.offline = offline;
     for (const l of this.listeners) l(offline);
   }

@@ -161,20 +161,20 @@ export function PairingScreen(props: {
         {statusError && <Notice tone="error">{statusError}</Notice>}
         {status?.bootstrap_mode === 'managed' && <Notice tone="info">{t('pair.managed')}</Notice>}
 
-        {status?.bound && (
+        {/* In the desktop app <ResetPairing> says this and offers the reset itself. */}
+        {status?.bound && !shell() && (
           <div className="banner banner-warning bound-help" role="alert">
             <p>
               <strong>{t('mgmt.boundTitle', { name: status.display_name ?? t('mgmt.anotherClient') })}</strong>
             </p>
             <p>{t('mgmt.boundWhy')}</p>
             <ul>
-              {shell() ? <li>{t('mgmt.boundWayApp')}</li> : null}
               <li>{t('mgmt.boundWayPaired')}</li>
               <li>
                 {t('mgmt.boundWayCli')} <code>npm run backend -- reset-pairing</code>
               </li>
             </ul>
-            {!shell() && <p>{t('mgmt.boundOtherAddress')}</p>}
+            <p>{t('mgmt.boundOtherAddress')}</p>
             <p className="muted">{t('mgmt.boundWatching')}</p>
           </div>
         )}

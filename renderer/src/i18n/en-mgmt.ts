@@ -15,7 +15,6 @@ export const enMgmt = {
   'mgmt.anotherClient': 'another client',
   'mgmt.boundWhy':
     'A backend pairs with one client at a time, so it prints no pairing code now. To pair this window, reset its pairing first:',
-  'mgmt.boundWayApp': 'In the desktop app: use “Reset pairing” for the bundled backend.',
   'mgmt.boundWayPaired': 'From a window that is still paired: Connection → Reset pairing.',
   'mgmt.boundWayCli': 'On the machine that runs the backend:',
   'mgmt.boundOtherAddress':

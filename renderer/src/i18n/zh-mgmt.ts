@@ -12,7 +12,6 @@ export const zhMgmt: Record<keyof typeof enMgmt, string> = {
   'mgmt.boundTitle': '此后端已与 {name} 配对。',
   'mgmt.anotherClient': '其他客户端',
   'mgmt.boundWhy': '一个后端同一时间只与一个客户端配对，因此现在不会打印配对码。要配对此窗口，请先重置其配对：',
-  'mgmt.boundWayApp': '在桌面应用中：对内置后端使用“重置配对”。',
   'mgmt.boundWayPaired': '在仍已配对的窗口中：连接 → 重置配对。',
   'mgmt.boundWayCli': '在运行后端的机器上：',
   'mgmt.boundOtherAddress':
