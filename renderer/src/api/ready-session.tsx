@@ -98,7 +98,7 @@ export function ReadySession(props: {
         end('user');
       },
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- one session per backend and credential; onEnd/onCredential are the parent's callbacks for that same pair
   }, [baseUrl, nodeId, credential]);
 
   useEffect(() => {

@@ -72,7 +72,7 @@ export function ProviderTestPanel(props: { provider: MaskedProvider; onImported?
     // Deferred one tick: the check starts as the panel appears, outside the render pass.
     const timer = setTimeout(() => void run(), 0);
     return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the check runs once when the panel opens for a provider, not on every render
   }, [props.provider.id]);
 
   return (

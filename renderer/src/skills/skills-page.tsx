@@ -121,7 +121,7 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
       },
       (err) => errors.report(err, []),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- load the document once per skill; `errors` only reports
   }, [api, props.name]);
 
   const submit = async (e: FormEvent) => {
