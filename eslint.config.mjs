@@ -51,7 +51,11 @@ export default tseslint.config(
   {
     files: ['renderer/src/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
-    rules: reactHooks.configs['recommended-latest']?.rules ?? reactHooks.configs.recommended.rules,
+    rules: {
+      ...reactHooks.configs['recommended-latest'].rules,
+      // A missed hook dependency is a bug here, not a hint.
+      'react-hooks/exhaustive-deps': 'error',
+    },
   },
   {
     files: ['**/*.mjs'],

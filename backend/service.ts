@@ -9,6 +9,7 @@ import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolProvider } from './mcp/mcp-tool-provider.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
+import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
 import { createManagedStores, type ManagedStores } from './config/managed-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
@@ -102,7 +103,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? new Logger();
   const paths = dataPaths(options.dataDir);
-  for (const warning of await prepareDataDir(paths)) logger.info(warning);
+  for (const warning of await prepareDataDir(paths)) logger.warn(warning);
 
   const config = new ConfigStore({ file: paths.config, env, logger, fallbackModel: options.model });
   await config.load();
@@ -142,7 +143,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(accessLog(logger, 'http', release));
   app.use(hostOriginGuard(policy));
   app.use(requireJsonBody);
-  app.use(publicSystemRoutes());
+  app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
   app.use(pairingRoutes(pairing));
   app.use(express.json({ limit: '1mb' }));
   app.use(limitJsonDepth);
@@ -186,6 +187,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const chat = new ChatEngine({ stores, ws, logger, tools });
   app.use(chatRoutes(stores, chat));
   app.use(logRoutes(logger));
+  app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => logger.error(`error: ${(err as Error)?.stack ?? String(err)}`)));

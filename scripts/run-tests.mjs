@@ -7,7 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const args = process.argv.slice(2);
+// Arguments starting with `--` go to node's test runner (e.g. `--test-name-pattern=resume`); the rest are
+// folders or files under dist/test.
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 
 /** `*.test.js` files only: node 20 would otherwise also run every helper and fixture under a test/ folder. */
 function testFiles(target) {
@@ -19,7 +22,7 @@ function testFiles(target) {
 }
 
 const targets = (args.length > 0 ? args : [path.join('dist', 'test')]).flatMap((t) => testFiles(path.resolve(root, t)));
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...targets], {
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...flags, ...targets], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, SERVICE_UI_DIR: process.env.SERVICE_UI_DIR ?? path.join(root, 'dist', 'renderer') },

@@ -63,7 +63,14 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
     const meta = await sessions.require(wid, sid);
     const before = typeof req.query.before === 'string' ? req.query.before : undefined;
     const page = await engine.page(wid, sid, before, pageLimit(req.query.limit));
-    res.json({ ...summary(meta), messages: page.messages, has_more: page.has_more, active_turn: page.active_turn });
+    const count = page.log.items.filter((i) => i.role !== 'system').length;
+    // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
+    if (count !== meta.message_count && !page.active_turn) {
+      await sessions.update(wid, sid, (m) => {
+        m.message_count = count;
+      });
+    }
+    res.json({ ...summary(meta), message_count: count, messages: page.messages, has_more: page.has_more, active_turn: page.active_turn });
   });
   router.patch(`${base}/:sid`, async (req, res) => {
     const wid = await workspace(req.params.id);

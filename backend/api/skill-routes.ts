@@ -1,9 +1,12 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import type { ManagedStores } from '../config/managed-stores.js';
 import { parseBody, validationError } from '../config/schema-errors.js';
 import { ApiError } from '../http/errors.js';
 import { SkillInputSchema, SkillNameSchema } from '../skills/skill-schema.js';
 import type { WsHub } from '../ws/ws-hub.js';
+
+const SkillCreateSchema = SkillInputSchema.extend({ name: z.string({ error: 'name is required' }) });
 
 /** Skill names become folder names: `..`, separators, absolute paths and NUL are a 400. */
 function checkName(name: string): string {
@@ -12,7 +15,7 @@ function checkName(name: string): string {
   return name;
 }
 
-/** skills/<name>/SKILL.md: list, get, put (create or replace), delete (to trash). */
+/** skills/<name>/SKILL.md: list, get, create, put (create or replace; the old text to trash), delete (to trash). */
 export function skillRoutes(stores: ManagedStores, ws: WsHub): Router {
   const router = Router();
   router.get('/api/skills', async (_req, res) => {
@@ -23,12 +26,21 @@ export function skillRoutes(stores: ManagedStores, ws: WsHub): Router {
     if (!skill) throw new ApiError('not_found', `No skill named ${req.params.name}.`);
     res.json(skill);
   });
+  // Create only: POST, or PUT with `If-None-Match: *`; a name in use is a 409 `already_exists`.
+  router.post('/api/skills', async (req, res) => {
+    const { name: rawName, content } = parseBody(SkillCreateSchema, req.body);
+    const name = checkName(rawName);
+    const { skill } = await stores.skills.put(name, content, { createOnly: true });
+    ws.configChanged('skills', name);
+    res.status(201).json(skill);
+  });
   router.put('/api/skills/:name', async (req, res) => {
     const name = checkName(req.params.name);
     const { content } = parseBody(SkillInputSchema, req.body);
-    const { created, skill } = await stores.skills.put(name, content);
+    const createOnly = req.get('if-none-match')?.trim() === '*';
+    const { created, skill, trashed_to } = await stores.skills.put(name, content, { createOnly });
     ws.configChanged('skills', name);
-    res.status(created ? 201 : 200).json(skill);
+    res.status(created ? 201 : 200).json({ ...skill, trashed_to });
   });
   router.delete('/api/skills/:name', async (req, res) => {
     const name = checkName(req.params.name);

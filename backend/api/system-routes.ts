@@ -4,13 +4,20 @@ import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import { API_VERSION, VERSION } from '../version.js';
 
-export function publicSystemRoutes(): Router {
+/** What a client needs to recognise this backend and find its swap listener (no secret). */
+export interface PublicInfo {
+  node_id: string;
+  /** The swap route builder's URL once it listens, else null (`-swap-port off`). */
+  swap_url: string | null;
+}
+
+export function publicSystemRoutes(info: () => PublicInfo = () => ({ node_id: '', swap_url: null })): Router {
   const router = Router();
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/api/version', (_req, res) => {
-    res.json({ version: VERSION, api: API_VERSION, node: process.versions.node });
+    res.json({ version: VERSION, api: API_VERSION, node: process.versions.node, ...info() });
   });
   return router;
 }

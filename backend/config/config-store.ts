@@ -64,7 +64,7 @@ export class ConfigStore {
     }
     for (const provider of this.current.providers) {
       if (provider.base_url?.endsWith('/')) {
-        this.options.logger.info(
+        this.options.logger.warn(
           `warning: ${this.options.file}: provider ${provider.id} base_url ends with "/"; using it without the slash`,
         );
       }

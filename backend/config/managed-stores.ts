@@ -1,5 +1,6 @@
 import type { DataPaths } from '../data/data-dir.js';
 import { SerialQueue } from '../data/serial-queue.js';
+import { McpEntryStore } from '../mcp/mcp-entry-store.js';
 import { McpStore } from '../mcp/mcp-store.js';
 import { ProfileStore } from '../profiles/profile-store.js';
 import { SkillStore } from '../skills/skill-store.js';
@@ -14,6 +15,8 @@ export interface ManagedStores {
   profiles: ProfileStore;
   workspaces: WorkspaceStore;
   mcp: McpStore;
+  /** One-server create/replace/remove with trash (create never replaces). */
+  mcpEntries: McpEntryStore;
   skills: SkillStore;
   paths: DataPaths;
 }
@@ -27,6 +30,7 @@ export function createManagedStores(deps: { config: ConfigStore; paths: DataPath
     profiles: new ProfileStore(paths, queue, () => config.effectiveDefault()),
     workspaces: new WorkspaceStore(paths, queue),
     mcp: new McpStore(queue, deps.mcpUrl || undefined),
+    mcpEntries: new McpEntryStore(queue, paths, deps.mcpUrl || undefined),
     skills: new SkillStore(paths, queue),
     paths,
   };

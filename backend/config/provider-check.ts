@@ -43,17 +43,41 @@ function classify(err: unknown, timedOut: boolean): { code: ProviderCheckError; 
   return { code: 'unreachable', message: `The provider could not be reached (${(err as Error)?.message ?? String(err)}).` };
 }
 
-function modelsFrom(body: unknown): ModelEntry[] | null {
+const positive = (...values: unknown[]): number | undefined =>
+  values.find((v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0);
+
+/**
+ * The remote model list; where the provider reports them (OpenRouter, Groq, Mistral, Together,
+ * vLLM, LM Studio, …) the context window, output limit and tool/reasoning support come along.
+ */
+export function modelsFrom(body: unknown): ModelEntry[] | null {
   const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) return null;
   return data
-    .filter((m): m is { id: string; display_name?: unknown } => typeof (m as { id?: unknown })?.id === 'string')
-    .map((m) => ({
-      id: m.id,
-      name: typeof m.display_name === 'string' ? m.display_name : m.id,
-      supports_thinking: false,
-      supports_tools: false,
-    }));
+    .filter((m): m is Record<string, unknown> & { id: string } => typeof (m as { id?: unknown })?.id === 'string')
+    .map((m) => {
+      const top = (typeof m.top_provider === 'object' && m.top_provider !== null ? m.top_provider : {}) as Record<string, unknown>;
+      const caps = (typeof m.capabilities === 'object' && m.capabilities !== null ? m.capabilities : {}) as Record<string, unknown>;
+      const params = Array.isArray(m.supported_parameters) ? m.supported_parameters : [];
+      const context = positive(
+        m.context_length,
+        m.context_window,
+        m.max_context_length,
+        m.max_model_len,
+        m.max_input_tokens,
+        top.context_length,
+      );
+      const output = positive(top.max_completion_tokens, m.max_output_tokens, m.max_completion_tokens);
+      const name = typeof m.display_name === 'string' ? m.display_name : typeof m.name === 'string' ? m.name : m.id;
+      return {
+        id: m.id,
+        name,
+        ...(context ? { context_window: context } : {}),
+        ...(output ? { max_output_tokens: output } : {}),
+        supports_thinking: params.includes('reasoning') || caps.reasoning === true || caps.thinking === true,
+        supports_tools: params.includes('tools') || caps.function_calling === true || caps.tools === true || caps.tool_use === true,
+      };
+    });
 }
 
 /** Reaches the provider with its own protocol and reports what happened; never throws. */

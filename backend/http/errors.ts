@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   already_paired: { status: 409, message: 'The backend is already paired.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  already_exists: { status: 409, message: 'An item with that name already exists.' },
   config_invalid: { status: 409, message: 'The file failed to parse; fix it by hand first.' },
   turn_in_progress: { status: 409, message: 'A turn is already running in this session.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },

@@ -83,7 +83,7 @@ export function hostOriginGuard(policy: OriginPolicy): RequestHandler {
       res.set('Vary', 'Origin');
       if (req.method === 'OPTIONS') {
         res.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
-        res.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Service-Credential');
+        res.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Service-Credential, If-None-Match');
         res.set('Access-Control-Max-Age', '600');
         res.status(204).end();
         return;

@@ -21,7 +21,7 @@ const processSink: LogSink = {
 };
 
 /**
- * The service's logger: plain text lines on stdout (errors on stderr), a ring buffer of the
+ * The service's logger: plain text lines on stdout (errors and warnings on stderr), a ring buffer of the
  * most recent lines for `/api/logs`, and listeners for the WebSocket `log` topic.
  */
 export class Logger {
@@ -42,6 +42,11 @@ export class Logger {
 
   error(line: string): void {
     this.emit('stderr', line);
+  }
+
+  /** Warnings about problems go to stderr with the errors (README: "errors and warnings on stderr"). */
+  warn(line: string): void {
+    this.emit('stderr', line.startsWith('warning: ') ? line : `warning: ${line}`);
   }
 
   private emit(stream: LogStream, raw: string): void {

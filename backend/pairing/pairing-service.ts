@@ -29,6 +29,8 @@ export interface PairingStatus {
   pairing_expires_at: string | null;
   display_name: string | null;
   bootstrap_mode: 'local' | 'managed';
+  /** Identifies this backend across addresses and ports (clients key their credential by it). */
+  node_id: string;
 }
 
 export interface ClaimInput {
@@ -131,6 +133,7 @@ export class PairingService {
       pairing_expires_at: bound ? null : this.state.code_expires_at,
       display_name: this.state.display_name,
       bootstrap_mode: this.bootstrapAvailable ? 'managed' : 'local',
+      node_id: this.state.node_id,
     };
   }
 

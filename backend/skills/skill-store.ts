@@ -5,6 +5,7 @@ import { readIfExists, writeFileAtomic } from '../data/atomic-write.js';
 import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
+import { keepInTrash } from '../data/trash.js';
 import { moveToTrash } from '../workspaces/workspace-store.js';
 import { FrontMatterSchema, SKILL_NAME, type FrontMatter, type SkillDocument, type SkillSummary } from './skill-schema.js';
 
@@ -56,8 +57,16 @@ export class SkillStore {
     return content === undefined ? undefined : this.summarize(name, content);
   }
 
-  /** Writes SKILL.md after checking its front matter; the front matter's name must be the folder's. */
-  async put(name: string, content: string): Promise<{ created: boolean; skill: SkillDocument }> {
+  /**
+   * Writes SKILL.md after checking its front matter; the front matter's name must be the folder's.
+   * `createOnly` refuses an existing skill (409 `already_exists`); a replace first keeps the previous
+   * SKILL.md in trash/.
+   */
+  async put(
+    name: string,
+    content: string,
+    options: { createOnly?: boolean } = {},
+  ): Promise<{ created: boolean; skill: SkillDocument; trashed_to: string | null }> {
     const fm = readFrontMatter(content);
     if (!fm.ok) throw new ApiError('validation_failed', `content: ${fm.message}`, { field: 'content' });
     if (fm.value.name !== name) {
@@ -67,10 +76,15 @@ export class SkillStore {
     }
     const file = this.paths.skill(name);
     return this.queue.run(file, async () => {
-      const created = (await readIfExists(file)) === undefined;
+      const previous = await readIfExists(file);
+      if (previous !== undefined && options.createOnly) {
+        throw new ApiError('already_exists', `A skill named "${name}" already exists; edit it or pick another name.`, { field: 'name' });
+      }
+      const trashed =
+        previous !== undefined && previous !== content ? await keepInTrash(this.paths, `skill-${name}`, { 'SKILL.md': previous }) : null;
       await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       await writeFileAtomic(file, content, { mode: 0o600 });
-      return { created, skill: this.summarize(name, content) };
+      return { created: previous === undefined, skill: this.summarize(name, content), trashed_to: trashed };
     });
   }
 

@@ -1,33 +1,43 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ApiFailure, createApiClient } from './api/client';
+import { useCallback, useEffect, useState } from 'react';
+import type { PairingStatus } from '../../backend/pairing/pairing-service.js';
+import { ApiFailure, createApiClient, joinUrl, requestJson } from './api/client';
 import { clearCredential, initialBackendUrl, readCredential, rememberBackendUrl, storeCredential } from './api/connection-store';
-import { LiveSocket } from './api/live-socket';
-import { SessionProvider, type Session } from './api/session';
+import { ReadySession } from './api/ready-session';
 import { PairingScreen } from './connect/pairing-screen';
 import { useT } from './i18n/i18n';
-import { Pages } from './shell/pages';
 import type { BackendState } from './platform/shell-bridge';
 
 type Phase =
   | { kind: 'starting' }
   | { kind: 'pairing'; baseUrl: string; notice?: 'unauthorized' }
-  | { kind: 'ready'; baseUrl: string; credential: string };
+  | { kind: 'ready'; baseUrl: string; nodeId: string | null; credential: string };
+
+/** The backend's node_id from the public status (null when it is unreachable or too old to say). */
+async function fetchNodeId(baseUrl: string): Promise<string | null> {
+  try {
+    const status = await requestJson<Partial<PairingStatus>>(joinUrl(baseUrl, '/api/pairing/status'), 'GET', undefined);
+    return typeof status?.node_id === 'string' && status.node_id ? status.node_id : null;
+  } catch {
+    return null;
+  }
+}
 
 export function App() {
   const t = useT();
   const [phase, setPhase] = useState<Phase>({ kind: 'starting' });
   const [shellState, setShellState] = useState<BackendState | null>(null);
 
-  /** With a stored credential, one authenticated call tells whether it still works. */
+  /** With a stored credential for this backend (by node_id), one authenticated call tells whether it still works. */
   const connect = useCallback(async (baseUrl: string) => {
-    const credential = await readCredential(baseUrl);
+    const nodeId = await fetchNodeId(baseUrl);
+    const credential = await readCredential(baseUrl, nodeId);
     if (!credential) return setPhase({ kind: 'pairing', baseUrl });
     try {
       await createApiClient(baseUrl, credential, () => undefined).get('/api/config/providers');
-      setPhase({ kind: 'ready', baseUrl, credential });
+      setPhase({ kind: 'ready', baseUrl, nodeId, credential });
     } catch (err) {
       if (err instanceof ApiFailure && err.status === 401) {
-        await clearCredential(baseUrl);
+        await clearCredential(baseUrl, nodeId, credential);
         return setPhase({ kind: 'pairing', baseUrl, notice: 'unauthorized' });
       }
       // Unreachable or failing: the pairing screen shows why and offers another URL.
@@ -63,60 +73,30 @@ export function App() {
           rememberBackendUrl(url);
           void connect(url);
         }}
-        onPaired={async ({ credential }) => {
-          await storeCredential(phase.baseUrl, credential);
-          setPhase({ kind: 'ready', baseUrl: phase.baseUrl, credential });
+        onPaired={({ credential, node_id }) => {
+          void storeCredential(phase.baseUrl, node_id || null, credential).then(() =>
+            setPhase({ kind: 'ready', baseUrl: phase.baseUrl, nodeId: node_id || null, credential }),
+          );
         }}
       />
     );
   }
+  const { baseUrl, nodeId, credential } = phase;
+  // Only the session that is current may change the phase (an old one's late 401 must not).
+  const current = (p: Phase) => p.kind === 'ready' && p.credential === credential;
   return (
     <ReadySession
-      key={phase.credential}
-      baseUrl={phase.baseUrl}
-      credential={phase.credential}
-      onEnd={async (reason) => {
-        await clearCredential(phase.baseUrl);
-        setPhase({ kind: 'pairing', baseUrl: phase.baseUrl, notice: reason === 'unauthorized' ? 'unauthorized' : undefined });
+      key={credential}
+      baseUrl={baseUrl}
+      nodeId={nodeId}
+      credential={credential}
+      onEnd={(reason) => {
+        // After a 401, forget the credential only if it is still the refused one.
+        void clearCredential(baseUrl, nodeId, reason === 'unauthorized' ? credential : undefined).then(() =>
+          setPhase((p) => (current(p) ? { kind: 'pairing', baseUrl, notice: reason === 'unauthorized' ? 'unauthorized' : undefined } : p)),
+        );
       }}
-      onCredential={async (credential) => {
-        await storeCredential(phase.baseUrl, credential);
-        setPhase({ kind: 'ready', baseUrl: phase.baseUrl, credential });
-      }}
+      onCredential={(next) => setPhase((p) => (current(p) ? { kind: 'ready', baseUrl, nodeId, credential: next } : p))}
     />
-  );
-}
-
-function ReadySession(props: {
-  baseUrl: string;
-  credential: string;
-  onEnd(reason: 'unauthorized' | 'user'): void;
-  onCredential(c: string): Promise<void>;
-}) {
-  const { baseUrl, credential, onEnd, onCredential } = props;
-  const session = useMemo<Session>(() => {
-    let ended = false;
-    const end = (reason: 'unauthorized' | 'user') => {
-      if (ended) return;
-      ended = true;
-      socket.stop();
-      onEnd(reason);
-    };
-    const api = createApiClient(baseUrl, credential, () => end('unauthorized'));
-    // A lost socket may mean a revoked credential: one cheap authenticated call finds out.
-    const socket = new LiveSocket(baseUrl, credential, () => void api.get('/api/logs?since=999999999').catch(() => undefined));
-    return { api, socket, endSession: end, replaceCredential: onCredential };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [baseUrl, credential]);
-
-  useEffect(() => {
-    session.socket.start();
-    return () => session.socket.stop();
-  }, [session]);
-
-  return (
-    <SessionProvider session={session}>
-      <Pages baseUrl={baseUrl} />
-    </SessionProvider>
   );
 }

@@ -33,6 +33,7 @@ describe('pairing', () => {
       'bootstrap_mode',
       'bound',
       'display_name',
+      'node_id',
       'pairing_expires_at',
       'pairing_required',
     ]);

@@ -142,6 +142,7 @@ describe('turns: one at a time, cancel, timeout, resume, crash', () => {
     assert.equal(crashed.role, 'assistant');
     assert.equal(crashed.blocks[0].text, 'w0 w1 w2 w3 w4 ');
     assert.equal(crashed.interrupted, true);
+    assert.equal(session.message_count, session.messages.length, 'the count follows the log after a crash');
     assert.ok(session.messages.some((m: any) => m.blocks[0]?.text === 'crash now'));
 
     fake.next({ chunks: [compat.text('Back again.'), compat.stop(), compat.done()] });

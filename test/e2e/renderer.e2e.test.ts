@@ -69,39 +69,46 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
   });
 
-  it('tells a second browser that the backend is already paired and how to reset it', async () => {
+  it('tells a second browser up front that the backend is already paired and how to reset it', async () => {
     const other = await browser.newPage();
     try {
       await other.goto(proc.url + '/');
-      await other.getByLabel('Pairing code').fill('000000');
-      await other.getByRole('button', { name: 'Pair', exact: true }).click();
-      const message = other.getByText(/This backend is already paired/);
+      const message = other.getByRole('alert').filter({ hasText: /This backend is already paired with/ });
       await message.waitFor();
       assert.match(await message.innerText(), /reset-pairing/);
+      assert.equal(await other.getByLabel('Pairing code').count(), 0);
     } finally {
       await other.close();
     }
   });
 
-  it('adds a provider, showing a validation error at its field, and config.yaml changes', async () => {
+  it('adds a provider, flagging every invalid field at once, and config.yaml changes', async () => {
     await page.getByRole('button', { name: 'Add provider' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add provider' });
     await dialog.getByLabel('Provider ID').fill('local');
     await dialog.getByLabel('Name', { exact: true }).fill('Local LLM');
-    await dialog.getByLabel('Base URL').fill('http://127.0.0.1:11434/v1/');
+    // A bare host:port and a trailing slash are fixed, not refused.
+    await dialog.getByLabel('Base URL').fill('127.0.0.1:11434/v1/');
     await dialog.getByRole('button', { name: 'Add model' }).click();
-    await dialog.getByLabel('Model ID 1').fill('llama3');
-    await dialog.getByLabel('Context window 1').fill('8192');
+    await dialog.getByLabel('Context window 1').fill('-5');
     await dialog.getByLabel('Thinking 1').check();
-    const rejected = apiCall(page, 'POST', '/api/config/providers');
+    let requests = 0;
+    const count = (r: { url(): string; method(): string }) => {
+      if (r.method() === 'POST' && r.url().endsWith('/api/config/providers')) requests += 1;
+    };
+    page.on('request', count);
     await dialog.getByRole('button', { name: 'Create provider' }).click();
-    assert.equal((await rejected).status(), 400);
-    const baseUrlField = dialog.locator('.field').filter({ has: page.getByLabel('Base URL') });
-    await baseUrlField.getByRole('alert').filter({ hasText: 'trailing slash' }).waitFor();
-    assert.equal(await dialog.getByLabel('Base URL').getAttribute('aria-invalid'), 'true');
+    await dialog.getByText('Model ID 1 is required.').waitFor();
+    await dialog.getByText('Context window 1 must be a whole number above 0.').waitFor();
+    assert.equal(await dialog.getByLabel('Model ID 1').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Model ID 1');
+    assert.equal(await dialog.getByLabel('Base URL').inputValue(), 'http://127.0.0.1:11434/v1');
+    page.off('request', count);
+    assert.equal(requests, 0);
     await screenshot(page, '02-provider-validation');
 
-    await dialog.getByLabel('Base URL').fill('http://127.0.0.1:11434/v1');
+    await dialog.getByLabel('Model ID 1').fill('llama3');
+    await dialog.getByLabel('Context window 1').fill('8192');
     const created = apiCall(page, 'POST', '/api/config/providers');
     await dialog.getByRole('button', { name: 'Create provider' }).click();
     assert.equal((await created).status(), 201);
@@ -167,19 +174,17 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     await dialog.getByLabel('Server name').fill('search');
     await dialog.getByLabel('Transport').selectOption('http');
     await dialog.getByLabel('Server URL').fill('ftp://example.com/mcp');
-    const rejected = apiCall(page, 'PUT', '/api/mcp/global');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    assert.equal((await rejected).status(), 400);
     await dialog
       .locator('.field')
       .filter({ has: page.getByLabel('Server URL') })
       .getByRole('alert')
-      .filter({ hasText: 'http(s)' })
+      .filter({ hasText: 'An absolute http:// or https:// URL.' })
       .waitFor();
     await dialog.getByLabel('Server URL').fill('https://example.com/mcp');
-    const saved = apiCall(page, 'PUT', '/api/mcp/global');
+    const saved = apiCall(page, 'POST', '/api/mcp/global/servers');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    assert.equal((await saved).status(), 200);
+    assert.equal((await saved).status(), 201);
     await page.getByRole('row').filter({ hasText: 'https://example.com/mcp' }).waitFor();
     assert.deepEqual(JSON.parse(file('global_mcp_servers.json')).mcpServers.search, { type: 'http', url: 'https://example.com/mcp' });
     await screenshot(page, '10-tool-servers');
@@ -254,7 +259,8 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     const nodeId = (JSON.parse(file('selfhost/pairing.json')) as { node_id: string }).node_id;
     await page.getByText(nodeId, { exact: true }).waitFor();
     await screenshot(page, '09-connection');
-    const credential = (await page.evaluate(`localStorage.getItem('service.credential:${proc.url}')`)) as string;
+    const key = `service.credential.node:${nodeId}`;
+    const credential = (await page.evaluate(`localStorage.getItem('${key}')`)) as string;
     assert.match(credential, /^svc_/);
     const res = await fetch(`${proc.url}/api/selfhost/pairing/reset`, {
       method: 'POST',
@@ -263,7 +269,7 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     assert.equal(res.status, 200);
     await page.getByText('no longer accepts this window’s credential').waitFor();
     await page.getByLabel('Pairing code').waitFor();
-    assert.equal(await page.evaluate(`localStorage.getItem('service.credential:${proc.url}')`), null);
+    assert.equal(await page.evaluate(`localStorage.getItem('${key}')`), null);
     assert.deepEqual(errors, []);
   });
 });

@@ -22,6 +22,8 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown): Promise<T>;
   put<T>(path: string, body: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
+  /** PUT with `If-None-Match: *`: creates, never replaces (409 `already_exists`). */
+  create<T>(path: string, body: unknown): Promise<T>;
   del<T = unknown>(path: string): Promise<T>;
 }
 
@@ -42,11 +44,11 @@ export async function requestJson<T>(url: string, method: string, body: unknown,
     throw new ApiFailure('network', 0, 'unreachable', (err as Error).message || 'network error');
   }
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
-    parsed = undefined;
+    // not JSON: the status and text speak for themselves
   }
   if (res.ok) return parsed as T;
   const envelope = (parsed as Partial<ErrorBody> | undefined)?.error;
@@ -61,13 +63,25 @@ export async function requestJson<T>(url: string, method: string, body: unknown,
   );
 }
 
-/** The backend client: the credential on every call, and a 401 reported once to the session. */
-export function createApiClient(baseUrl: string, credential: string | null, onUnauthorized: () => void): ApiClient {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const headers: Record<string, string> = credential ? { Authorization: `Bearer ${credential}` } : {};
+/**
+ * The backend client: the credential on every call, a 401 reported to the session, and whether the
+ * backend answered at all reported to `onReachable` (for the offline banner).
+ */
+export function createApiClient(
+  baseUrl: string,
+  credential: string | null,
+  onUnauthorized: () => void,
+  onReachable: (reachable: boolean, startedAt: number) => void = () => undefined,
+): ApiClient {
+  const call = async <T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> => {
+    const headers: Record<string, string> = { ...extra, ...(credential ? { Authorization: `Bearer ${credential}` } : {}) };
+    const startedAt = performance.now();
     try {
-      return await requestJson<T>(joinUrl(baseUrl, path), method, body, headers);
+      const value = await requestJson<T>(joinUrl(baseUrl, path), method, body, headers);
+      onReachable(true, startedAt);
+      return value;
     } catch (err) {
+      onReachable(!(err instanceof ApiFailure && err.kind === 'network'), startedAt);
       if (err instanceof ApiFailure && err.status === 401 && path.startsWith('/api/') && !path.startsWith('/api/pairing/')) {
         onUnauthorized();
       }
@@ -81,6 +95,7 @@ export function createApiClient(baseUrl: string, credential: string | null, onUn
     post: (path, body) => call('POST', path, body ?? {}),
     put: (path, body) => call('PUT', path, body),
     patch: (path, body) => call('PATCH', path, body),
+    create: (path, body) => call('PUT', path, body, { 'If-None-Match': '*' }),
     del: (path) => call('DELETE', path),
   };
 }

@@ -2,11 +2,14 @@ import { fromShell, shell, shellBackendReady, type BackendState } from '../platf
 
 const URL_KEY = 'service.backendUrl';
 const CREDENTIAL_PREFIX = 'service.credential:';
+const NODE_PREFIX = 'service.credential.node:';
 const DEFAULT_BACKEND = 'http://127.0.0.1:8080';
 
+/** A typed backend address as an origin; a bare `host:port` gets `http://`. */
 export function normalizeBackendUrl(input: string): string | null {
+  const trimmed = input.trim();
   try {
-    const url = new URL(input.trim());
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
     return url.origin;
   } catch {
@@ -32,8 +35,17 @@ export function rememberBackendUrl(url: string): void {
   else localStorage.setItem(URL_KEY, url);
 }
 
-/** App: the shell's safeStorage (one bundled backend). Browser: local storage keyed by backend URL. */
-export async function readCredential(baseUrl: string): Promise<string | null> {
+/** Browser storage key of the credential for one backend, recognised by its node_id (not its URL). */
+export function credentialKey(nodeId: string): string {
+  return NODE_PREFIX + nodeId;
+}
+
+/**
+ * App: the shell's safeStorage (one bundled backend). Browser: local storage keyed by the backend's
+ * node_id, so `localhost` vs `127.0.0.1` or a new port after a restart find the same credential; a
+ * credential stored by an older build under the URL is moved to the node key on first read.
+ */
+export async function readCredential(baseUrl: string, nodeId: string | null): Promise<string | null> {
   const bridge = shell();
   if (bridge) {
     try {
@@ -42,20 +54,38 @@ export async function readCredential(baseUrl: string): Promise<string | null> {
       return null;
     }
   }
-  return localStorage.getItem(CREDENTIAL_PREFIX + baseUrl);
+  const legacy = localStorage.getItem(CREDENTIAL_PREFIX + baseUrl);
+  if (!nodeId) return legacy;
+  const stored = localStorage.getItem(credentialKey(nodeId));
+  if (stored) return stored;
+  if (legacy) {
+    localStorage.setItem(credentialKey(nodeId), legacy);
+    localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
+  }
+  return legacy;
 }
 
-export async function storeCredential(baseUrl: string, credential: string): Promise<void> {
+export async function storeCredential(baseUrl: string, nodeId: string | null, credential: string): Promise<void> {
   const bridge = shell();
   if (bridge) {
     await fromShell(bridge.credential.store(credential));
     return;
   }
-  localStorage.setItem(CREDENTIAL_PREFIX + baseUrl, credential);
+  if (nodeId) {
+    localStorage.setItem(credentialKey(nodeId), credential);
+    localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
+  } else localStorage.setItem(CREDENTIAL_PREFIX + baseUrl, credential);
 }
 
-export async function clearCredential(baseUrl: string): Promise<void> {
+/**
+ * Forgets the stored credential. With `only`, forgets it only while it is still that value: a
+ * window whose old credential was refused must not erase the new one another window just stored.
+ */
+export async function clearCredential(baseUrl: string, nodeId: string | null, only?: string): Promise<void> {
+  const current = await readCredential(baseUrl, nodeId);
+  if (only !== undefined && current !== null && current !== only) return;
   const bridge = shell();
   if (bridge) await fromShell(bridge.credential.clear()).catch(() => undefined);
   localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
+  if (nodeId) localStorage.removeItem(credentialKey(nodeId));
 }

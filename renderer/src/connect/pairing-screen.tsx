@@ -49,11 +49,17 @@ export function PairingScreen(props: {
 
   useEffect(() => {
     let cancelled = false;
-    setStatus(null);
-    setStatusError(null);
-    requestJson<PairingStatus>(joinUrl(props.baseUrl, '/api/pairing/status'), 'GET', undefined)
-      .then((s) => !cancelled && setStatus(s))
-      .catch((err) => !cancelled && setStatusError(claimMessage(err, t, props.baseUrl)));
+    const check = () =>
+      requestJson<PairingStatus>(joinUrl(props.baseUrl, '/api/pairing/status'), 'GET', undefined)
+        .then((s) => {
+          if (cancelled) return;
+          setStatus(s);
+          setStatusError(null);
+        })
+        .catch((err) => !cancelled && setStatusError(claimMessage(err, t, props.baseUrl)));
+    void check();
+    // While the backend is paired to another client (or unreachable), notice when that changes.
+    const poll = setInterval(() => void check(), 3000);
     // In the app the shell reads the code from its backend's log: pairing is one click.
     const bridge = shell();
     let off: (() => void) | undefined;
@@ -65,6 +71,7 @@ export function PairingScreen(props: {
     }
     return () => {
       cancelled = true;
+      clearInterval(poll);
       off?.();
     };
   }, [props.baseUrl, t]);
@@ -154,7 +161,25 @@ export function PairingScreen(props: {
         {statusError && <Notice tone="error">{statusError}</Notice>}
         {status?.bootstrap_mode === 'managed' && <Notice tone="info">{t('pair.managed')}</Notice>}
 
-        {shellCode && (
+        {/* In the desktop app <ResetPairing> says this and offers the reset itself. */}
+        {status?.bound && !shell() && (
+          <div className="banner banner-warning bound-help" role="alert">
+            <p>
+              <strong>{t('mgmt.boundTitle', { name: status.display_name ?? t('mgmt.anotherClient') })}</strong>
+            </p>
+            <p>{t('mgmt.boundWhy')}</p>
+            <ul>
+              <li>{t('mgmt.boundWayPaired')}</li>
+              <li>
+                {t('mgmt.boundWayCli')} <code>npm run backend -- reset-pairing</code>
+              </li>
+            </ul>
+            <p>{t('mgmt.boundOtherAddress')}</p>
+            <p className="muted">{t('mgmt.boundWatching')}</p>
+          </div>
+        )}
+
+        {shellCode && !status?.bound && (
           <div className="shell-pair">
             <p>{t('pair.appOneClick')}</p>
             <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void claim(shellCode)}>
@@ -164,31 +189,33 @@ export function PairingScreen(props: {
         )}
 
         <ResetPairing baseUrl={props.baseUrl} bound={status?.bound} onPaired={props.onPaired} />
-        <form onSubmit={submit} className="pair-form" noValidate>
-          <Field
-            label={t('pair.code')}
-            error={codeError ?? undefined}
-            hint={
-              <>
-                {t('pair.codeHint')} {expires && t('pair.codeExpires', { time: expires })}
-              </>
-            }
-          >
-            <input
-              className="code-input"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
-              autoFocus={!editingUrl}
-              placeholder="••••••"
-            />
-          </Field>
-          <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
-            {busy ? t('pair.pairing') : t('pair.submit')}
-          </button>
-        </form>
+        {!status?.bound && (
+          <form onSubmit={submit} className="pair-form" noValidate>
+            <Field
+              label={t('pair.code')}
+              error={codeError ?? undefined}
+              hint={
+                <>
+                  {t('pair.codeHint')} {expires && t('pair.codeExpires', { time: expires })}
+                </>
+              }
+            >
+              <input
+                className="code-input"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={6}
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+                autoFocus={!editingUrl}
+                placeholder="••••••"
+              />
+            </Field>
+            <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+              {busy ? t('pair.pairing') : t('pair.submit')}
+            </button>
+          </form>
+        )}
         {claimError && <Notice tone="error">{claimError}</Notice>}
       </div>
     </main>

@@ -116,7 +116,7 @@ export function ResetPairing(props: { baseUrl: string; bound: boolean | undefine
         .catch((err: Error) => setMessage({ tone: 'error', text: s('failed', { message: err.message }) }));
     take();
     return bridge.pairing.onResetDone(take);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a language switch must not take the waiting reset code a second time
   }, [bridge, pairWith]);
 
   if (!bridge) return null;

@@ -67,7 +67,8 @@ export const enCore = {
     'This backend is already paired with another client. To pair again, stop it and run “reset-pairing” (for example: npm run backend -- reset-pairing), or reset pairing from a paired client; a new code then appears in the log.',
   'pair.invalid': 'The backend refused the request: {message}',
   'pair.success': 'Paired. Loading…',
-  'pair.sessionEnded': 'The backend no longer accepts this window’s credential. Pair again with a new code.',
+  'pair.sessionEnded':
+    'The backend no longer accepts this window’s credential: it was rotated in another window or client, or pairing was reset. This window must pair again.',
   'pair.managed': 'This backend is managed: it was set up with a one-time bootstrap secret.',
   'pair.bound': 'Already paired',
   'pair.unbound': 'Waiting for pairing',

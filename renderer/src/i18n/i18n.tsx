@@ -1,21 +1,23 @@
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { enChat } from './en-chat';
 import { enConfig } from './en-config';
+import { enMgmt } from './en-mgmt';
 import { enOps } from './en-ops';
 import { enCore } from './en';
 import { zhChat } from './zh-chat';
 import { zhConfig } from './zh-config';
+import { zhMgmt } from './zh-mgmt';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps, ...enChat };
+const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat };
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
-/** `auto` follows the profile's language, else the system's. */
+/** `auto` follows the system's language; a profile's `language` is the assistant's, never the UI's. */
 export type LanguageChoice = 'auto' | Locale;
 
 // Every key must exist in Chinese too: a missing translation fails to compile.
-const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps, ...zhChat };
+const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps, ...zhMgmt, ...zhChat };
 const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 
 const CHOICE_KEY = 'service.language';
@@ -26,8 +28,6 @@ interface I18n {
   locale: Locale;
   choice: LanguageChoice;
   setChoice(choice: LanguageChoice): void;
-  /** The profile language (`zh`, `en` or `system`) that `auto` follows when set. */
-  setProfileLanguage(language: string | null): void;
   t: Translate;
 }
 
@@ -47,9 +47,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     const stored = localStorage.getItem(CHOICE_KEY);
     return stored === 'en' || stored === 'zh' ? stored : 'auto';
   });
-  const [profileLanguage, setProfileLanguage] = useState<string | null>(null);
-  const locale: Locale =
-    choice !== 'auto' ? choice : profileLanguage === 'zh' || profileLanguage === 'en' ? profileLanguage : systemLocale();
+  const locale: Locale = choice !== 'auto' ? choice : systemLocale();
 
   useEffect(() => {
     document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
@@ -65,7 +63,6 @@ export function I18nProvider({ children }: { children: ReactNode }) {
         else localStorage.setItem(CHOICE_KEY, next);
         setChoiceState(next);
       },
-      setProfileLanguage,
       t: (key, vars) => format(dict[key] ?? en[key], vars),
     };
   }, [locale, choice]);

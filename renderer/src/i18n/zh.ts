@@ -68,7 +68,7 @@ export const zhCore: Record<keyof typeof enCore, string> = {
     '此后端已与其他客户端配对。如需重新配对，请停止后端并运行“reset-pairing”（例如：npm run backend -- reset-pairing），或在已配对的客户端中重置配对；之后日志中会出现新的配对码。',
   'pair.invalid': '后端拒绝了请求：{message}',
   'pair.success': '配对成功，正在加载…',
-  'pair.sessionEnded': '后端不再接受此窗口的凭据。请使用新的配对码重新配对。',
+  'pair.sessionEnded': '后端不再接受此窗口的凭据：它已在其他窗口或客户端中轮换，或配对已被重置。此窗口必须重新配对。',
   'pair.managed': '此后端为托管部署：它使用一次性引导密钥完成设置。',
   'pair.bound': '已配对',
   'pair.unbound': '等待配对',

@@ -105,7 +105,9 @@ export function LogsPage() {
         </div>
         <div className="log-view" ref={viewport} role="log" aria-label={t('logs.lines')} tabIndex={0}>
           {visible.length === 0 ? (
-            <p className="muted">{lines.length ? t('logs.noMatch') : t('logs.empty')}</p>
+            <p className="muted">
+              {!lines.length ? t('logs.empty') : filter.trim() ? t('logs.noMatch') : t('mgmt.noStreamLines', { stream })}
+            </p>
           ) : (
             visible.map((l) => (
               <div key={l.seq} className={`log-line ${l.stream === 'stderr' ? 'log-err' : ''}`}>

@@ -29,17 +29,17 @@ export function shellBackendReady(
   onProgress: (state: BackendState) => void,
 ): Promise<Extract<BackendState, { status: 'ready' }>> {
   return new Promise((resolve, reject) => {
-    let off: (() => void) | undefined;
+    const subscription: { off?: () => void } = {};
     const check = (state: BackendState) => {
       onProgress(state);
       if (state.status === 'ready') {
-        off?.();
+        subscription.off?.();
         resolve(state);
       }
     };
-    off = api.backend.onStateChanged(check);
+    subscription.off = api.backend.onStateChanged(check);
     fromShell(api.backend.getState()).then(check, (err) => {
-      off?.();
+      subscription.off?.();
       reject(err);
     });
   });

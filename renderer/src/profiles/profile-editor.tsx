@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { ApiFailure } from '../api/client';
 import { path, type ProfileView } from '../api/resources';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import type { ProvidersResponse } from '../providers/provider-types';
 import { Dialog, ErrorBanner, Field, Toggle, useFormErrors } from '../ui/controls';
+import { focusFirstInvalid, useDiscardGuard } from '../ui/form-kit';
 
 export interface ProfileDraft {
   id: string;
@@ -66,10 +67,36 @@ export function ProfileEditor(props: {
 }) {
   const t = useT();
   const api = useApi();
-  const [d, setD] = useState<ProfileDraft>(props.initial);
+  const [d, setDraft] = useState<ProfileDraft>(props.initial);
   const [busy, setBusy] = useState(false);
   const errors = useFormErrors();
   const editing = props.existing !== undefined;
+  const formRef = useRef<HTMLFormElement>(null);
+  const guard = useDiscardGuard(JSON.stringify(d) !== JSON.stringify(props.initial), props.onClose);
+  const setD = (next: ProfileDraft) => {
+    setDraft(next);
+    errors.clearGeneral();
+  };
+
+  /** Every range the API enforces, checked at once and named by the field's visible label. */
+  const check = (x: ProfileDraft): Record<string, string> => {
+    const bad: Record<string, string> = {};
+    const positive = (key: string, value: number, label: string) => {
+      if (!(Number.isInteger(value) && value > 0)) bad[key] = t('mgmt.positiveInt', { field: label });
+    };
+    if (!editing && !/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/.test(x.id))
+      bad.id = x.id ? t('profiles.idHint') : t('mgmt.required', { field: t('profiles.id') });
+    positive('timeout_seconds', x.timeout_seconds, t('profiles.timeout'));
+    positive('thinking.budget', x.thinking.budget, t('profiles.thinkingBudget'));
+    positive('cache.cache_threshold', x.cache.cache_threshold, t('profiles.cacheThreshold'));
+    const pct = x.compression.threshold_percent;
+    if (!(Number.isInteger(pct) && pct >= 50 && pct <= 95))
+      bad['compression.threshold_percent'] = t('mgmt.range', { field: t('profiles.threshold'), min: 50, max: 95 });
+    const cool = x.compression.cooldown_seconds;
+    if (!(Number.isInteger(cool) && cool >= 0))
+      bad['compression.cooldown_seconds'] = t('mgmt.nonNegative', { field: t('profiles.cooldown') });
+    return bad;
+  };
 
   const models = (props.providers?.providers ?? []).flatMap((p) =>
     p.models.map((m) => ({
@@ -86,23 +113,24 @@ export function ProfileEditor(props: {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     errors.clear();
+    const bad = check(d);
+    if (Object.keys(bad).length) {
+      errors.setMany(bad);
+      focusFirstInvalid(formRef.current);
+      return;
+    }
     setBusy(true);
     const { id, model, ...rest } = d;
     const body = { ...rest, ...(model ? { model } : {}), thinking: { ...d.thinking, enabled: d.thinking.enabled && thinkingAllowed } };
     try {
       if (editing) await api.put(path.profile(props.existing!.id), body);
-      else {
-        try {
-          await api.post(path.profiles, { id, ...body });
-        } catch (err) {
-          // Backends that create by PUT only answer 404/405 to the POST.
-          if (!(err instanceof ApiFailure) || (err.status !== 404 && err.status !== 405) || !id) throw err;
-          await api.put(path.profile(id), body);
-        }
-      }
+      // Creating never replaces: a profile with that id is a 409 shown at the id.
+      else await api.post(path.profiles, { id, ...body });
       props.onSaved();
     } catch (err) {
-      errors.report(err, FIELDS);
+      if (err instanceof ApiFailure && err.status === 409 && !editing) errors.setLocal('id', t('mgmt.profileExists', { id }));
+      else errors.report(err, FIELDS);
+      focusFirstInvalid(formRef.current);
     } finally {
       setBusy(false);
     }
@@ -112,10 +140,10 @@ export function ProfileEditor(props: {
     <Dialog
       title={editing ? t('profiles.editTitle', { id: props.existing!.id }) : t('profiles.addTitle')}
       open
-      onClose={props.onClose}
+      onClose={guard.requestClose}
       wide
     >
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(e) => void submit(e)} noValidate ref={formRef}>
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('profiles.id')} error={errors.fieldError('id')} hint={editing ? undefined : t('profiles.idHint')}>
@@ -239,9 +267,10 @@ export function ProfileEditor(props: {
             </Field>
           </fieldset>
           <ErrorBanner error={errors.general} />
+          {guard.bar}
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>
+          <button type="button" className="btn" onClick={guard.requestClose}>
             {t('common.cancel')}
           </button>
           <button type="submit" className="btn btn-primary" disabled={busy}>

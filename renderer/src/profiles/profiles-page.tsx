@@ -49,8 +49,8 @@ export function ProfilesPage() {
               <th>{t('profiles.model')}</th>
               <th>{t('profiles.language')}</th>
               <th>{t('profiles.thinking')}</th>
-              <th>{t('profiles.compression')}</th>
-              <th className="num">{t('profiles.timeout')}</th>
+              <th className="col-optional">{t('profiles.compression')}</th>
+              <th className="num col-optional">{t('profiles.timeout')}</th>
               <th>
                 <span className="sr-only">{t('common.actions')}</span>
               </th>
@@ -75,14 +75,14 @@ export function ProfilesPage() {
                   <Badge tone="gray">{t('common.disabled')}</Badge>
                 )}
               </td>
-              <td>
+              <td className="col-optional">
                 {p.compression.enabled ? (
                   <Badge tone="green">{t('profiles.at', { n: p.compression.threshold_percent })}</Badge>
                 ) : (
                   <Badge tone="gray">{t('common.disabled')}</Badge>
                 )}
               </td>
-              <td className="num">{p.timeout_seconds} s</td>
+              <td className="num col-optional">{p.timeout_seconds} s</td>
               <td className="row-actions">
                 <button
                   type="button"

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Card, ErrorBanner, Notice } from '../ui/controls';
@@ -10,13 +10,19 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
   const api = useApi();
   const id = useId();
   const current = data.defaults.provider && data.defaults.model ? `${data.defaults.provider}:${data.defaults.model}` : '';
-  const [choice, setChoice] = useState(current);
+  // The user's pick, valid only while the saved default is the one it was made against.
+  const [picked, setPicked] = useState<{ against: string; value: string } | null>(null);
+  const choice = picked && picked.against === current ? picked.value : current;
+  const setChoice = (value: string) => setPicked({ against: current, value });
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
-  useEffect(() => setChoice(current), [current]);
   const options = data.providers
     .filter((p) => p.enabled)
     .flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })));
+
+  // The effective default may name a provider that was disabled since: chats on the default would fail.
+  const [effProvider, ...effModel] = (data.effective_default ?? '').split(':');
+  const disabledOwner = data.effective_default ? data.providers.find((p) => p.id === effProvider && !p.enabled) : undefined;
 
   const save = async () => {
     const [provider, ...rest] = choice.split(':');
@@ -60,6 +66,9 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
           <code>{data.effective_default ?? t('common.none')}</code>
         </div>
       </div>
+      {disabledOwner && (
+        <Notice tone="warning">{t('mgmt.defaultDisabled', { model: effModel.join(':'), provider: disabledOwner.name })}</Notice>
+      )}
       {saved && <Notice tone="success">{t('common.saved')}</Notice>}
       <ErrorBanner error={error} />
     </Card>

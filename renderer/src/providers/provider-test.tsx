@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Dialog, ErrorBanner, Notice } from '../ui/controls';
@@ -9,8 +9,28 @@ function errorText(error: TestResult['error']): string {
   return typeof error === 'string' ? error : (error.message ?? error.code ?? '');
 }
 
-/** Runs the provider check and offers to import the remote model list into the provider. */
+/** The Test dialog of the providers list: the same panel as inside the edit form. */
 export function ProviderTest(props: { provider: MaskedProvider; onClose(): void }) {
+  const t = useT();
+  return (
+    <Dialog title={t('providers.testTitle', { name: props.provider.name })} open onClose={props.onClose}>
+      <div className="dialog-body">
+        <ProviderTestPanel provider={props.provider} />
+      </div>
+      <div className="dialog-foot">
+        <button type="button" className="btn" onClick={props.onClose}>
+          {t('common.close')}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+/**
+ * Runs the provider check (at once when shown, as the user opened it to see whether it works) and
+ * offers to import the remote model list into the provider. Tests the saved settings.
+ */
+export function ProviderTestPanel(props: { provider: MaskedProvider; onImported?(): void }) {
   const t = useT();
   const api = useApi();
   const [result, setResult] = useState<TestResult | null>(null);
@@ -42,56 +62,61 @@ export function ProviderTest(props: { provider: MaskedProvider; onClose(): void 
       });
       setResult(again);
       setImported(again.imported?.length ?? 0);
+      props.onImported?.();
     } catch (err) {
       setFailure(err);
     }
   };
 
+  useEffect(() => {
+    // Deferred one tick: the check starts as the panel appears, outside the render pass.
+    const timer = setTimeout(() => void run(), 0);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the check runs once when the panel opens for a provider, not on every render
+  }, [props.provider.id]);
+
   return (
-    <Dialog title={t('providers.testTitle', { name: props.provider.name })} open onClose={props.onClose}>
-      <div className="dialog-body">
+    <section className="test-panel" aria-label={t('providers.testConnection')}>
+      <div className="section-head">
         <p className="muted">{t('providers.testExplain')}</p>
-        {running && <p role="status">{t('providers.testing')}</p>}
-        {result && (
-          <div className="test-result">
-            {result.ok ? (
-              <Notice tone="success">{t('providers.testOk', { ms: result.latency_ms ?? '?' })}</Notice>
-            ) : (
-              <Notice tone="error">{t('providers.testFailed', { reason: errorText(result.error) })}</Notice>
-            )}
-            {remoteIds.length > 0 && (
-              <>
-                <p>
-                  {t('providers.remoteModels', { count: remoteIds.length })}{' '}
-                  <Badge tone="blue">{t('providers.newModels', { count: newIds.length })}</Badge>
-                </p>
-                <ul className="chip-list">
-                  {remoteIds.slice(0, 40).map((id) => (
-                    <li key={id} className={newIds.includes(id) ? 'chip chip-new' : 'chip'}>
-                      {id}
-                    </li>
-                  ))}
-                </ul>
-              </>
-            )}
-          </div>
-        )}
-        {imported !== null && <Notice tone="success">{t('providers.imported', { count: imported })}</Notice>}
-        <ErrorBanner error={failure} />
-      </div>
-      <div className="dialog-foot">
-        <button type="button" className="btn" onClick={props.onClose}>
-          {t('common.close')}
-        </button>
-        {newIds.length > 0 && imported === null && (
-          <button type="button" className="btn" onClick={() => void importModels()}>
-            {t('providers.importModels', { count: newIds.length })}
+        <span className="button-row">
+          {newIds.length > 0 && imported === null && (
+            <button type="button" className="btn btn-small" onClick={() => void importModels()}>
+              {t('providers.importModels', { count: newIds.length })}
+            </button>
+          )}
+          <button type="button" className="btn btn-small" onClick={() => void run()} disabled={running}>
+            {t('providers.testConnection')}
           </button>
-        )}
-        <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running}>
-          {t('providers.testConnection')}
-        </button>
+        </span>
       </div>
-    </Dialog>
+      {running && <p role="status">{t('providers.testing')}</p>}
+      {result && !running && (
+        <div className="test-result">
+          {result.ok ? (
+            <Notice tone="success">{t('providers.testOk', { ms: result.latency_ms ?? '?' })}</Notice>
+          ) : (
+            <Notice tone="error">{t('providers.testFailed', { reason: errorText(result.error) })}</Notice>
+          )}
+          {remoteIds.length > 0 && (
+            <>
+              <p>
+                {t('providers.remoteModels', { count: remoteIds.length })}{' '}
+                <Badge tone="blue">{t('providers.newModels', { count: newIds.length })}</Badge>
+              </p>
+              <ul className="chip-list">
+                {remoteIds.slice(0, 40).map((id) => (
+                  <li key={id} className={newIds.includes(id) ? 'chip chip-new' : 'chip'}>
+                    {id}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+      {imported !== null && <Notice tone="success">{t('providers.imported', { count: imported })}</Notice>}
+      <ErrorBanner error={failure} />
+    </section>
   );
 }

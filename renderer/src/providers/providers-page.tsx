@@ -55,11 +55,11 @@ export function ProvidersPage() {
           head={
             <tr>
               <th>{t('common.name')}</th>
-              <th>{t('providers.type')}</th>
+              <th className="col-optional">{t('providers.type')}</th>
               <th>{t('providers.status')}</th>
               <th className="num">{t('providers.models')}</th>
               <th>{t('providers.apiKey')}</th>
-              <th>{t('providers.baseUrl')}</th>
+              <th className="col-optional">{t('providers.baseUrl')}</th>
               <th>
                 <span className="sr-only">{t('common.actions')}</span>
               </th>
@@ -72,11 +72,11 @@ export function ProvidersPage() {
                 <div className="cell-title">{p.name}</div>
                 <div className="cell-sub mono">{p.id}</div>
               </td>
-              <td>{t(TYPE_LABELS[p.type])}</td>
+              <td className="col-optional">{t(TYPE_LABELS[p.type])}</td>
               <td>{p.enabled ? <Badge tone="green">{t('common.enabled')}</Badge> : <Badge tone="gray">{t('common.disabled')}</Badge>}</td>
               <td className="num">{p.models.length}</td>
               <td>{keyBadge(p)}</td>
-              <td className="mono small truncate" title={p.base_url ?? ''}>
+              <td className="mono small truncate col-optional" title={p.base_url ?? ''}>
                 {p.base_url ?? <span className="muted">{t('providers.defaultUrl')}</span>}
               </td>
               <td className="row-actions">

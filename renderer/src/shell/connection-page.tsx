@@ -3,21 +3,31 @@ import { useLiveMessages, useSession } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { fromShell, shell } from '../platform/shell-bridge';
 import { Card, ConfirmDialog, ErrorBanner, Notice, PageHeader } from '../ui/controls';
+import { ForgetDialog } from './forget-dialog';
 import { LiveIndicator } from './live-indicator';
 import { DesktopBackendNote } from '../connect/reset-pairing';
 
+/** Survives the remount that a new credential causes, so the success notice is still shown after it. */
+let rotatedNotice = false;
+
 export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
   const t = useT();
-  const { api, socket, endSession, replaceCredential } = useSession();
-  const [version, setVersion] = useState<{ version: string; api: number; node: string } | null>(null);
+  const { api, socket, rotateCredential, resetPairing } = useSession();
+  const [version, setVersion] = useState<{ version: string; api: number; node: string; node_id?: string } | null>(null);
   const [nodeId, setNodeId] = useState<string | null>(socket.hello?.node_id ?? null);
   const [error, setError] = useState<unknown>();
-  const [rotated, setRotated] = useState(false);
+  const [rotated, setRotated] = useState(rotatedNotice);
+  const [busy, setBusy] = useState(false);
   const [resetting, setResetting] = useState(false);
+  const [forgetting, setForgetting] = useState(false);
   const bridge = shell();
 
   useEffect(() => {
-    api.get<{ version: string; api: number; node: string }>('/api/version').then(setVersion, setError);
+    rotatedNotice = false;
+    api.get<{ version: string; api: number; node: string; node_id?: string }>('/api/version').then((v) => {
+      setVersion(v);
+      if (v.node_id) setNodeId((n) => n ?? v.node_id ?? null);
+    }, setError);
   }, [api]);
   useLiveMessages((m) => {
     if (m.type === 'hello') setNodeId(m.node_id);
@@ -25,12 +35,16 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
 
   const rotate = async () => {
     setError(undefined);
+    setRotated(false);
+    setBusy(true);
     try {
-      const { credential } = await api.post<{ credential: string }>('/api/selfhost/credential/rotate');
-      setRotated(true);
-      await replaceCredential(credential);
+      rotatedNotice = true;
+      await rotateCredential();
     } catch (err) {
+      rotatedNotice = false;
       setError(err);
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -54,16 +68,17 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
           </dd>
         </dl>
         <div className="button-row">
-          <button type="button" className="btn" onClick={() => void rotate()}>
+          <button type="button" className="btn" disabled={busy} onClick={() => void rotate()}>
             {t('session.rotate')}
           </button>
-          <button type="button" className="btn" onClick={() => endSession('user')}>
+          <button type="button" className="btn" onClick={() => setForgetting(true)}>
             {t('session.disconnect')}
           </button>
           <button type="button" className="btn btn-danger-ghost" onClick={() => setResetting(true)}>
             {t('session.resetPairing')}
           </button>
         </div>
+        <p className="field-hint">{t('mgmt.rotateHint')}</p>
       </Card>
       {bridge && (
         <Card title={t('session.desktopOnly')}>
@@ -80,16 +95,14 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
           </div>
         </Card>
       )}
+      <ForgetDialog open={forgetting} onClose={() => setForgetting(false)} />
       <ConfirmDialog
         open={resetting}
         title={t('session.resetPairing')}
         message={t('session.resetConfirm')}
         confirmLabel={t('session.resetPairing')}
         onClose={() => setResetting(false)}
-        onConfirm={async () => {
-          await api.post('/api/selfhost/pairing/reset');
-          endSession('user');
-        }}
+        onConfirm={resetPairing}
       />
     </>
   );

@@ -3,6 +3,7 @@ import { useT } from '../i18n/i18n';
 import { NavIcon } from './icons';
 import { LanguagePicker } from './language-picker';
 import { LiveIndicator } from './live-indicator';
+import { OfflineGate } from './offline-gate';
 import { ROUTE_LABELS, ROUTES, type Route } from './routes';
 
 export function Layout(props: { route: Route; onNavigate(route: Route): void; baseUrl: string; children: ReactNode }) {
@@ -29,9 +30,10 @@ export function Layout(props: { route: Route; onNavigate(route: Route): void; ba
                   href={`#/${route}`}
                   className={route === props.route ? 'active' : undefined}
                   aria-current={route === props.route ? 'page' : undefined}
+                  title={t(ROUTE_LABELS[route])}
                 >
                   <NavIcon route={route} />
-                  {t(ROUTE_LABELS[route])}
+                  <span className="nav-label">{t(ROUTE_LABELS[route])}</span>
                 </a>
               </li>
             ))}
@@ -43,7 +45,7 @@ export function Layout(props: { route: Route; onNavigate(route: Route): void; ba
         </div>
       </aside>
       <main className="content" id="main">
-        {props.children}
+        <OfflineGate baseUrl={props.baseUrl}>{props.children}</OfflineGate>
       </main>
     </div>
   );

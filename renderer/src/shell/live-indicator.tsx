@@ -8,7 +8,7 @@ export function LiveIndicator() {
   const t = useT();
   const state = useSocketState();
   const { socket } = useSession();
-  const [now, setNow] = useState(Date.now());
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (state.kind !== 'waiting') return;
     const timer = setInterval(() => setNow(Date.now()), 500);

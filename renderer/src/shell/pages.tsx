@@ -10,7 +10,6 @@ import { ConnectionPage } from './connection-page';
 import { Layout } from './layout';
 import { useRoute, type Route } from './routes';
 import { assertNever } from './assert-never';
-import { useProfileLanguage } from '../profiles/profile-language';
 
 function page(route: Route, baseUrl: string) {
   switch (route) {
@@ -39,7 +38,6 @@ function page(route: Route, baseUrl: string) {
 
 export function Pages({ baseUrl }: { baseUrl: string }) {
   const [route, navigate] = useRoute();
-  useProfileLanguage();
   return (
     <Layout route={route} onNavigate={navigate} baseUrl={baseUrl}>
       {page(route, baseUrl)}

@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiFailure } from '../api/client';
 import { listOf, path, type SkillDocument, type SkillSummary } from '../api/resources';
 import { useApi, useResource } from '../api/session';
+import { useDiscardGuard } from '../ui/form-kit';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors, ListTable } from '../ui/controls';
 
@@ -106,6 +107,8 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
   const [name, setName] = useState(props.name ?? '');
   const [content, setContent] = useState(props.name ? '' : template(''));
   const [loaded, setLoaded] = useState(props.name === null);
+  const [original, setOriginal] = useState(props.name ? '' : template(''));
+  const guard = useDiscardGuard(props.name === null ? name !== '' || content !== template('') : content !== original, props.onClose);
   const errors = useFormErrors();
 
   useEffect(() => {
@@ -113,11 +116,12 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
     api.get<SkillDocument>(path.skill(props.name)).then(
       (doc) => {
         setContent(doc.content);
+        setOriginal(doc.content);
         setLoaded(true);
       },
       (err) => errors.report(err, []),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- load the document once per skill; `errors` only reports
   }, [api, props.name]);
 
   const submit = async (e: FormEvent) => {
@@ -125,17 +129,20 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
     errors.clear();
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) return errors.setLocal('name', t('skills.nameRule'));
     try {
-      await api.put(path.skill(name), { content });
+      // A new skill is created only if the name is free; an edit replaces (the old text goes to trash).
+      if (props.name === null) await api.create(path.skill(name), { content });
+      else await api.put(path.skill(name), { content });
       props.onSaved();
     } catch (err) {
-      if (err instanceof ApiFailure && err.field && err.field !== 'name') errors.setLocal('content', err.message);
+      if (err instanceof ApiFailure && err.code === 'already_exists') errors.setLocal('name', t('mgmt.skillExists', { name }));
+      else if (err instanceof ApiFailure && err.field && err.field !== 'name') errors.setLocal('content', err.message);
       else errors.report(err, ['name', 'content']);
     }
   };
 
   return (
-    <Dialog title={props.name ? t('skills.editTitle', { name: props.name }) : t('skills.addTitle')} open onClose={props.onClose} wide>
-      <form onSubmit={submit} noValidate>
+    <Dialog title={props.name ? t('skills.editTitle', { name: props.name }) : t('skills.addTitle')} open onClose={guard.requestClose} wide>
+      <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="dialog-body">
           <Field label={t('skills.name')} error={errors.fieldError('name')} hint={t('skills.nameRule')}>
             <input
@@ -161,9 +168,10 @@ function SkillEditor(props: { name: string | null; onClose(): void; onSaved(): v
             />
           </Field>
           <ErrorBanner error={errors.general} />
+          {guard.bar}
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>
+          <button type="button" className="btn" onClick={guard.requestClose}>
             {t('common.cancel')}
           </button>
           <button type="submit" className="btn btn-primary" disabled={!loaded}>

@@ -1,10 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ApiFailure, joinUrl, requestJson } from '../api/client';
 import { normalizeBackendUrl } from '../api/connection-store';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, CopyButton, ErrorBanner, Field, Notice, PageHeader, useFormErrors } from '../ui/controls';
 import { RoutePicture } from './route-picture';
 import { CHAINS, DEFAULT_SWAP_URL, requestBody, SOURCES, usd, type RouteResponse, type SwapForm } from './swap-types';
+import { focusFirstInvalid } from '../ui/form-kit';
+import { formatUnits, parseUnits } from './token-units';
+import { useSwapInfo, type Resolved } from './use-swap-info';
 
 const URL_KEY = 'service.swapUrl';
 const FIELDS = [
@@ -39,50 +42,110 @@ export function SwapPage() {
   const [unreachable, setUnreachable] = useState<string | null>(null);
   const errors = useFormErrors();
   const set = (patch: Partial<SwapForm>) => setForm((f) => ({ ...f, ...patch }));
+  const info = useSwapInfo(form.chain, [form.tokenIn, form.tokenOut]);
+  const formRef = useRef<HTMLFormElement>(null);
+  // The backend says where its swap listener is (any port); the user may still point elsewhere.
+  const urlEdited = useRef(false);
+  useEffect(() => {
+    if (info.swapUrl && !urlEdited.current) set({ swapUrl: info.swapUrl });
+  }, [info.swapUrl]);
+  const tokenIn = info.resolve(form.tokenIn);
+  const tokenOut = info.resolve(form.tokenOut);
+  const inDecimals = tokenIn.kind === 'token' ? tokenIn.token.decimals : null;
+  const inSymbol = tokenIn.kind === 'token' ? (tokenIn.token.symbol ?? '') : '';
+
+  /** Every invalid field at once (symbol, address, amount in token units); null when the form can be sent. */
+  const localCheck = (): Record<string, string> => {
+    const bad: Record<string, string> = {};
+    for (const [name, r] of [
+      ['tokenIn', tokenIn],
+      ['tokenOut', tokenOut],
+    ] as const) {
+      if (r.kind === 'unknown' && !/^0x/i.test(r.text)) bad[name] = t('mswap.symbolUnknown', { text: r.text });
+    }
+    if (form.amountIn.trim()) {
+      if (inDecimals !== null && !parseUnits(form.amountIn, inDecimals))
+        bad.amountIn = t('mswap.amountInvalid', { symbol: inSymbol, decimals: inDecimals });
+      if (inDecimals === null && !/^\d+$/.test(form.amountIn.trim())) bad.amountIn = t('mswap.amountRawInvalid');
+    }
+    return bad;
+  };
+  const addressOf = (r: Resolved, text: string) => (r.kind === 'token' ? r.token.address : text);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     errors.clear();
     setUnreachable(null);
     const base = normalizeBackendUrl(form.swapUrl);
-    if (!base) return errors.setLocal('swapUrl', t('connect.badUrl'));
-    localStorage.setItem(URL_KEY, base);
+    const bad = localCheck();
+    if (!base) bad.swapUrl = t('connect.badUrl');
+    if (Object.keys(bad).length) {
+      for (const [name, message] of Object.entries(bad)) errors.setLocal(name, message);
+      focusFirstInvalid(formRef.current);
+      return;
+    }
+    if (urlEdited.current) localStorage.setItem(URL_KEY, base!);
+    const amount = inDecimals !== null ? (parseUnits(form.amountIn, inDecimals) ?? form.amountIn) : form.amountIn;
+    const body = requestBody({
+      ...form,
+      tokenIn: addressOf(tokenIn, form.tokenIn),
+      tokenOut: addressOf(tokenOut, form.tokenOut),
+      amountIn: amount,
+    });
     setBusy(true);
     try {
-      setRoute(await requestJson<RouteResponse>(joinUrl(base, '/api/v1/route/build'), 'POST', requestBody(form)));
+      setRoute(await requestJson<RouteResponse>(joinUrl(base!, '/api/v1/route/build'), 'POST', body));
     } catch (err) {
       setRoute(null);
-      if (err instanceof ApiFailure && err.kind === 'network') setUnreachable(t('swap.unreachable', { url: base }));
+      if (err instanceof ApiFailure && err.kind === 'network') setUnreachable(t('swap.unreachable', { url: base! }));
       else if (err instanceof ApiFailure && err.field) {
         // includedSources[2] → the sources group; anything else the builder names goes to its input.
         const field = err.field.replace(/\[\d+\]$/, '');
-        if (FIELDS.includes(field)) errors.setLocal(field, err.message);
-        else errors.report(err, []);
+        if (FIELDS.includes(field)) {
+          errors.setLocal(field, err.message);
+          focusFirstInvalid(formRef.current);
+        } else errors.report(err, []);
       } else errors.report(err, []);
     } finally {
       setBusy(false);
     }
   };
 
-  const text = (name: keyof SwapForm, label: string, opts: { hint?: string; placeholder?: string; mono?: boolean } = {}) => (
+  const text = (
+    name: keyof SwapForm,
+    label: string,
+    opts: { hint?: string; placeholder?: string; mono?: boolean; list?: string; inputMode?: 'decimal' } = {},
+  ) => (
     <Field label={label} error={errors.fieldError(name)} hint={opts.hint}>
       <input
         className={opts.mono ? 'mono' : undefined}
         value={form[name] as string}
         placeholder={opts.placeholder}
         spellCheck={false}
-        onChange={(e) => set({ [name]: e.target.value })}
+        list={opts.list}
+        inputMode={opts.inputMode}
+        autoComplete="off"
+        onChange={(e) => {
+          if (name === 'swapUrl') urlEdited.current = true;
+          set({ [name]: e.target.value });
+        }}
       />
     </Field>
   );
+  const tokenHint = (r: Resolved) =>
+    r.kind === 'token'
+      ? t('mswap.tokenResolved', { symbol: r.token.symbol ?? '?', address: r.token.address, decimals: r.token.decimals ?? '?' })
+      : r.kind === 'unknown' && /^0x/i.test(r.text)
+        ? t('mswap.tokenUnknown')
+        : t('mswap.tokenHint');
 
   return (
     <>
       <PageHeader title={t('nav.swap')} subtitle={t('swap.subtitle')} />
       <div className="swap-grid">
         <Card title={t('swap.request')}>
-          <form onSubmit={submit} noValidate className="swap-form">
-            {text('swapUrl', t('swap.url'), { hint: t('swap.urlHint') })}
+          <form onSubmit={(e) => void submit(e)} noValidate className="swap-form" ref={formRef}>
+            {text('swapUrl', t('swap.url'), { hint: t('mswap.urlHint') })}
             <Field label={t('swap.chain')} error={errors.fieldError('chain')}>
               <select value={form.chain} onChange={(e) => set({ chain: e.target.value as SwapForm['chain'] })}>
                 {CHAINS.map((c) => (
@@ -92,9 +155,27 @@ export function SwapPage() {
                 ))}
               </select>
             </Field>
-            {text('tokenIn', t('swap.tokenIn'), { placeholder: '0x…', mono: true, hint: t('swap.nativeHint') })}
-            {text('tokenOut', t('swap.tokenOut'), { placeholder: '0x…', mono: true })}
-            {text('amountIn', t('swap.amountIn'), { placeholder: '1000000000000000000', mono: true, hint: t('swap.amountHint') })}
+            <datalist id="swap-tokens">
+              {info.tokens.map((k) => (
+                <option key={k.address} value={k.symbol ?? k.address}>
+                  {k.address}
+                </option>
+              ))}
+            </datalist>
+            {info.listError && <Notice tone="warning">{t('mswap.tokensError', { message: info.listError })}</Notice>}
+            {text('tokenIn', t('swap.tokenIn'), { placeholder: 'USDT / 0x…', mono: true, list: 'swap-tokens', hint: tokenHint(tokenIn) })}
+            {text('tokenOut', t('swap.tokenOut'), {
+              placeholder: 'WBNB / 0x…',
+              mono: true,
+              list: 'swap-tokens',
+              hint: tokenHint(tokenOut),
+            })}
+            {text('amountIn', t('swap.amountIn'), {
+              placeholder: inDecimals !== null ? '1.5' : '1000000000000000000',
+              mono: true,
+              inputMode: 'decimal',
+              hint: inDecimals !== null ? t('mswap.amountUnits', { symbol: inSymbol }) : t('mswap.amountRaw'),
+            })}
             {text('sender', t('swap.sender'), { placeholder: '0x…', mono: true })}
             {text('recipient', t('swap.recipient'), { placeholder: t('swap.recipientHint'), mono: true })}
             <div className="grid-2">
@@ -134,7 +215,7 @@ export function SwapPage() {
         </Card>
         <div className="swap-result">
           {route ? (
-            <RouteResult route={route} />
+            <RouteResult route={route} symbolOf={info.symbolOf} decimalsOf={info.decimalsOf} />
           ) : (
             <Card title={t('swap.result')}>
               <div className="empty">
@@ -149,8 +230,21 @@ export function SwapPage() {
   );
 }
 
-function RouteResult({ route }: { route: RouteResponse }) {
+function RouteResult({
+  route,
+  symbolOf,
+  decimalsOf,
+}: {
+  route: RouteResponse;
+  symbolOf(address: string): string | null;
+  decimalsOf(address: string): number | null;
+}) {
   const t = useT();
+  /** Token units with the symbol where the decimals are known; the raw integer below. */
+  const amount = (raw: string, token: string) => {
+    const decimals = decimalsOf(token);
+    return decimals === null ? raw : `${formatUnits(raw, decimals)} ${symbolOf(token) ?? ''}`.trim();
+  };
   const stat = (label: string, value: string, sub?: string) => (
     <div className="stat">
       <span className="stat-label">{label}</span>
@@ -169,12 +263,12 @@ function RouteResult({ route }: { route: RouteResponse }) {
         }
       >
         <div className="stats">
-          {stat(t('swap.amountIn'), route.amountIn, usd(route.amountInUsd))}
-          {stat(t('swap.amountOut'), route.amountOut, usd(route.amountOutUsd))}
-          {stat(t('swap.minOut'), route.minAmountOut)}
+          {stat(t('swap.amountIn'), amount(route.amountIn, route.tokenIn), `${usd(route.amountInUsd)} · ${route.amountIn}`)}
+          {stat(t('swap.amountOut'), amount(route.amountOut, route.tokenOut), `${usd(route.amountOutUsd)} · ${route.amountOut}`)}
+          {stat(t('swap.minOut'), amount(route.minAmountOut, route.tokenOut), route.minAmountOut)}
           {stat(t('swap.gas'), route.gas, `${route.gasPrice} wei · ${usd(route.gasUsd)}`)}
         </div>
-        <RoutePicture route={route} />
+        <RoutePicture route={route} symbolOf={symbolOf} />
         <p className="muted small">
           {t('swap.source', { source: route.routeInfo.source })}
           {route.routeInfo.blockNumber !== undefined ? ` · ${t('swap.block', { n: route.routeInfo.blockNumber })}` : ''}

@@ -1,29 +1,64 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { ApiFailure } from '../api/client';
 import { useT } from '../i18n/i18n';
 import { Dialog, ErrorBanner, Field, useFormErrors } from '../ui/controls';
+import { focusFirstInvalid, isHttpUrl, linesWithout, normalizeBaseUrl, useDiscardGuard } from '../ui/form-kit';
 import type { ServerDraft, ServerKind } from './server-draft';
 
 /** Add or edit one server; `save` PUTs the whole file and throws the server's validation error. */
 export function ServerEditor(props: { initial: ServerDraft; editing: boolean; onClose(): void; save(draft: ServerDraft): Promise<void> }) {
   const t = useT();
-  const [d, setD] = useState(props.initial);
+  const [d, setDraft] = useState(props.initial);
   const [busy, setBusy] = useState(false);
   const errors = useFormErrors();
+  const formRef = useRef<HTMLFormElement>(null);
+  const guard = useDiscardGuard(JSON.stringify(d) !== JSON.stringify(props.initial), props.onClose);
+  const setD = (next: ServerDraft) => {
+    for (const key of Object.keys(next) as (keyof ServerDraft)[]) if (next[key] !== d[key]) errors.clearField(key);
+    setDraft(next);
+  };
+
+  /** Every problem at once, each at its field, in the UI language. */
+  const check = (x: ServerDraft): Record<string, string> => {
+    const bad: Record<string, string> = {};
+    if (!x.name.trim()) bad.name = t('tools.nameRequired');
+    if (x.kind === 'stdio') {
+      if (!x.command.trim()) bad.command = t('mgmt.required', { field: t('tools.command') });
+      const envBad = linesWithout(x.env, '=');
+      if (envBad.length) bad.env = envBad.map((line) => t('mgmt.envLine', { line })).join(' ');
+    } else {
+      if (!isHttpUrl(x.url)) bad.url = x.url.trim() ? t('tools.urlHint') : t('mgmt.required', { field: t('tools.url') });
+      const headerBad = linesWithout(x.headers, ':');
+      if (headerBad.length) bad.headers = headerBad.map((line) => t('mgmt.headerLine', { line })).join(' ');
+    }
+    return bad;
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     errors.clear();
-    if (!d.name.trim()) return errors.setLocal('name', t('tools.nameRequired'));
+    const ready = { ...d, name: d.name.trim(), url: d.kind === 'stdio' ? d.url : normalizeBaseUrl(d.url) };
+    setDraft(ready);
+    const bad = check(ready);
+    if (Object.keys(bad).length) {
+      errors.setMany(bad);
+      focusFirstInvalid(formRef.current);
+      return;
+    }
     setBusy(true);
     try {
-      await props.save({ ...d, name: d.name.trim() });
+      await props.save(ready);
     } catch (err) {
+      if (err instanceof ApiFailure && err.code === 'already_exists') {
+        errors.setLocal('name', t('mgmt.toolExists', { name: d.name.trim() }));
+        return;
+      }
       // Server fields look like mcpServers.<name>.url: show them at the form's own field.
       if (err instanceof ApiFailure && err.field?.startsWith('mcpServers')) {
         const leaf = err.field.split('.').pop() ?? '';
         const known = ['command', 'args', 'env', 'url', 'headers', 'type'];
         errors.setLocal(known.includes(leaf) ? (leaf === 'type' ? 'kind' : leaf) : 'name', err.message);
+        focusFirstInvalid(formRef.current);
       } else errors.report(err, []);
     } finally {
       setBusy(false);
@@ -31,8 +66,12 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
   };
 
   return (
-    <Dialog title={props.editing ? t('tools.editTitle', { name: props.initial.name }) : t('tools.addTitle')} open onClose={props.onClose}>
-      <form onSubmit={submit} noValidate>
+    <Dialog
+      title={props.editing ? t('tools.editTitle', { name: props.initial.name }) : t('tools.addTitle')}
+      open
+      onClose={guard.requestClose}
+    >
+      <form onSubmit={(e) => void submit(e)} noValidate ref={formRef}>
         <div className="dialog-body">
           <div className="grid-2">
             <Field label={t('tools.name')} error={errors.fieldError('name')}>
@@ -80,9 +119,10 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
             </>
           )}
           <ErrorBanner error={errors.general} />
+          {guard.bar}
         </div>
         <div className="dialog-foot">
-          <button type="button" className="btn" onClick={props.onClose}>
+          <button type="button" className="btn" onClick={guard.requestClose}>
             {t('common.cancel')}
           </button>
           <button type="submit" className="btn btn-primary" disabled={busy}>

@@ -4,6 +4,7 @@ import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
+import { ImportJsonDialog } from './import-json';
 import { ServerEditor } from './server-editor';
 
 type Raw = Record<string, unknown>;
@@ -19,13 +20,12 @@ export function ToolServersPage() {
   const file = useResource<McpView>(filePath, ['mcp']);
   const [editing, setEditing] = useState<{ draft: ServerDraft; editing: boolean } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
   const servers = (file.data?.mcpServers ?? {}) as Record<string, Raw>;
   const readonly = (file.data?.readonly ?? {}) as Record<string, Raw>;
 
-  const put = async (next: Record<string, Raw>) => {
-    await api.put(filePath, { ...(file.data ?? {}), readonly: undefined, errors: undefined, mcpServers: next });
-    await file.reload();
-  };
+  // One server per call: creating never replaces (409 already_exists), replacing keeps the old entry in trash.
+  const serverPath = (name: string) => `${filePath}/servers/${encodeURIComponent(name)}`;
 
   const rows = [
     ...Object.entries(readonly).map(([n, s]) => ({ name: n, server: s, ro: true })),
@@ -38,9 +38,14 @@ export function ToolServersPage() {
         title={t('nav.tools')}
         subtitle={t('tools.subtitle')}
         actions={
-          <button type="button" className="btn btn-primary" onClick={() => setEditing({ draft: EMPTY_SERVER, editing: false })}>
-            {t('tools.add')}
-          </button>
+          <>
+            <button type="button" className="btn" onClick={() => setImporting(true)}>
+              {t('mgmt.importJson')}
+            </button>
+            <button type="button" className="btn btn-primary" onClick={() => setEditing({ draft: EMPTY_SERVER, editing: false })}>
+              {t('tools.add')}
+            </button>
+          </>
         }
       />
       <div className="scope-bar">
@@ -130,9 +135,19 @@ export function ToolServersPage() {
           editing={editing.editing}
           onClose={() => setEditing(null)}
           save={async (draft) => {
-            await put({ ...servers, [draft.name]: serverFromDraft(draft, servers[draft.name]) });
+            if (editing.editing) await api.put(serverPath(draft.name), serverFromDraft(draft, servers[draft.name]));
+            else await api.post(`${filePath}/servers`, { name: draft.name, server: serverFromDraft(draft) });
             setEditing(null);
+            await file.reload();
           }}
+        />
+      )}
+      {importing && (
+        <ImportJsonDialog
+          filePath={filePath}
+          existing={[...Object.keys(servers), ...Object.keys(readonly)]}
+          onClose={() => setImporting(false)}
+          onImported={() => void file.reload()}
         />
       )}
       <ConfirmDialog
@@ -142,8 +157,8 @@ export function ToolServersPage() {
         confirmLabel={t('tools.remove')}
         onClose={() => setRemoving(null)}
         onConfirm={async () => {
-          const { [removing!]: _gone, ...rest } = servers;
-          await put(rest);
+          await api.del(serverPath(removing!));
+          await file.reload();
         }}
       />
     </>

@@ -123,22 +123,43 @@ export function Notice({ tone, children }: { tone: 'info' | 'success' | 'warning
   );
 }
 
-/** A modal on the native <dialog>: focus moves into it, Escape closes it. */
+/**
+ * A modal on the native <dialog>: focus moves into it; Escape asks the owner to close it (which may
+ * first ask about unsaved edits); focus returns to the control that opened it.
+ */
 export function Dialog(props: { title: string; open: boolean; onClose(): void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    if (props.open && !el.open) el.showModal();
-    if (!props.open && el.open) el.close();
+    const restore = () => {
+      const back = opener.current;
+      opener.current = null;
+      if (back?.isConnected) requestAnimationFrame(() => back.focus());
+    };
+    if (props.open && !el.open) {
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      el.showModal();
+    }
+    if (!props.open && el.open) {
+      el.close();
+      restore();
+    }
+    return () => {
+      // Unmounted while open (editors are rendered only while shown).
+      if (props.open && opener.current) restore();
+    };
   }, [props.open]);
   return (
     <dialog
       ref={ref}
       className={`dialog ${props.wide ? 'dialog-wide' : ''}`}
       aria-label={props.title}
-      onClose={props.onClose}
-      onCancel={props.onClose}
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onClose();
+      }}
     >
       {props.open && (
         <>
@@ -177,17 +198,19 @@ export function ConfirmDialog(props: {
           type="button"
           className="btn btn-danger"
           disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            setError(undefined);
-            try {
-              await props.onConfirm();
-              props.onClose();
-            } catch (err) {
-              setError(err);
-            } finally {
-              setBusy(false);
-            }
+          onClick={() => {
+            void (async () => {
+              setBusy(true);
+              setError(undefined);
+              try {
+                await props.onConfirm();
+                props.onClose();
+              } catch (err) {
+                setError(err);
+              } finally {
+                setBusy(false);
+              }
+            })();
           }}
         >
           {props.confirmLabel}
@@ -204,10 +227,12 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
     <button
       type="button"
       className="btn btn-small"
-      onClick={async () => {
-        await copyText(text);
-        setCopied(true);
-        setTimeout(() => setCopied(false), 1500);
+      onClick={() => {
+        void (async () => {
+          await copyText(text);
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        })();
       }}
     >
       {copied ? t('common.copied') : (label ?? t('common.copy'))}
@@ -246,6 +271,23 @@ export function useFormErrors() {
     },
     setLocal(name: string, message: string) {
       setFields((f) => ({ ...f, [name]: message }));
+    },
+    /** Every problem at once (client-side checks), replacing the previous marks. */
+    setMany(problems: Record<string, string>) {
+      setFields(problems);
+      setGeneral(undefined);
+    },
+    /** The user changed something: a form-wide error from the last try is stale. */
+    clearGeneral() {
+      setGeneral(undefined);
+    },
+    /** The user changed the field: its old error is stale. */
+    clearField(name: string) {
+      setFields((f) => {
+        if (!(name in f)) return f;
+        const { [name]: _gone, ...rest } = f;
+        return rest;
+      });
     },
     report(err: unknown, known: readonly string[]) {
       if (err instanceof ApiFailure && err.field && known.includes(err.field)) {

@@ -10,10 +10,17 @@ function ProfileSelect(props: {
   onChange(v: string | null): void;
   label?: string;
   disabled?: boolean;
+  // Passed by <Field>, which ties its visible label to the control by id.
+  id?: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
 }) {
   const { t } = useI18n();
   return (
     <select
+      id={props.id}
+      aria-invalid={props['aria-invalid']}
+      aria-describedby={props['aria-describedby']}
       aria-label={props.label}
       value={props.value ?? ''}
       disabled={props.disabled}
@@ -75,7 +82,7 @@ export function WorkspacesPage() {
       ))}
       <ErrorBanner error={workspaces.error} />
       <Card title={t('workspaces.new')}>
-        <form className="inline-form" onSubmit={submit} noValidate>
+        <form className="inline-form" onSubmit={(e) => void submit(e)} noValidate>
           <Field label={t('workspaces.name')} error={create.fieldError('name')} className="grow">
             <input value={name} onChange={(e) => setName(e.target.value)} placeholder={t('workspaces.namePlaceholder')} />
           </Field>
@@ -97,7 +104,7 @@ export function WorkspacesPage() {
             <tr>
               <th>{t('workspaces.name')}</th>
               <th>{t('workspaces.profile')}</th>
-              <th>{t('workspaces.created')}</th>
+              <th className="col-optional">{t('workspaces.created')}</th>
               <th>
                 <span className="sr-only">{t('common.actions')}</span>
               </th>
@@ -118,7 +125,9 @@ export function WorkspacesPage() {
                   onChange={(v) => void bind(w, v)}
                 />
               </td>
-              <td className="small muted">{w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}</td>
+              <td className="small muted col-optional">
+                {w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}
+              </td>
               <td className="row-actions">
                 <button
                   type="button"
@@ -183,7 +192,7 @@ function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSav
   };
   return (
     <Dialog title={t('workspaces.renameTitle')} open onClose={props.onClose}>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="dialog-body">
           <Field label={t('workspaces.name')} error={errors.fieldError('name')}>
             <input value={name} onChange={(e) => setName(e.target.value)} autoFocus />

@@ -1,0 +1,119 @@
+import { useState } from 'react';
+import { ApiFailure } from '../api/client';
+import { useApi } from '../api/session';
+import { useT } from '../i18n/i18n';
+import { Badge, Dialog, Field, Notice } from '../ui/controls';
+import { useDiscardGuard } from '../ui/form-kit';
+import { parseServersSnippet, targetOf } from './import-parse';
+import { kindOf } from './server-draft';
+
+/**
+ * "Import JSON": paste an `mcpServers` snippet, see every server it holds, which names already exist
+ * here (skipped, never replaced), and import the rest one by one with the create-only API.
+ */
+export function ImportJsonDialog(props: { filePath: string; existing: string[]; onClose(): void; onImported(): void }) {
+  const t = useT();
+  const api = useApi();
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [failures, setFailures] = useState<Record<string, string>>({});
+  const [done, setDone] = useState<number | null>(null);
+  const guard = useDiscardGuard(text.trim() !== '' && done === null, props.onClose);
+  const parsed = parseServersSnippet(text);
+  const rows = parsed.ok ? parsed.servers.map(([name, server]) => ({ name, server, exists: props.existing.includes(name) })) : [];
+  const fresh = rows.filter((r) => !r.exists && !failures[r.name]);
+
+  const run = async () => {
+    setBusy(true);
+    const failed: Record<string, string> = {};
+    let count = 0;
+    for (const r of fresh) {
+      try {
+        await api.post(`${props.filePath}/servers`, { name: r.name, server: r.server });
+        count += 1;
+      } catch (err) {
+        failed[r.name] =
+          err instanceof ApiFailure && err.code === 'already_exists' ? t('mgmt.importConflict') : (err as Error).message || String(err);
+      }
+    }
+    setFailures(failed);
+    setDone(count);
+    setBusy(false);
+    props.onImported();
+  };
+
+  return (
+    <Dialog title={t('mgmt.importTitle')} open onClose={guard.requestClose} wide>
+      <div className="dialog-body">
+        <Field
+          label={t('mgmt.importText')}
+          hint={t('mgmt.importHint')}
+          error={!parsed.ok && parsed.reason === 'json' && text.trim() ? t('mgmt.importBadJson', { message: parsed.message }) : undefined}
+        >
+          <textarea
+            className="code-area"
+            rows={8}
+            value={text}
+            autoFocus
+            spellCheck={false}
+            onChange={(e) => {
+              setText(e.target.value);
+              setDone(null);
+              setFailures({});
+            }}
+            placeholder={
+              '{\n  "mcpServers": {\n    "filesystem": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "~"] }\n  }\n}'
+            }
+          />
+        </Field>
+        {!parsed.ok && parsed.reason === 'none' && text.trim() && <Notice tone="warning">{t('mgmt.importNone')}</Notice>}
+        {rows.length > 0 && (
+          <div className="table-wrap import-preview">
+            <table className="table table-compact" aria-label={t('mgmt.importPreview')}>
+              <thead>
+                <tr>
+                  <th>{t('tools.name')}</th>
+                  <th>{t('tools.kind')}</th>
+                  <th>{t('tools.target')}</th>
+                  <th>{t('providers.status')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.name}>
+                    <td className="cell-title">{r.name}</td>
+                    <td>{kindOf(r.server)}</td>
+                    <td className="mono small truncate" title={targetOf(r.server)}>
+                      {targetOf(r.server)}
+                    </td>
+                    <td>
+                      {r.exists ? (
+                        <Badge tone="amber">{t('mgmt.importConflict')}</Badge>
+                      ) : failures[r.name] ? (
+                        <span className="field-error">{failures[r.name]}</span>
+                      ) : (
+                        <Badge tone="green">{t('mgmt.importNew')}</Badge>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {done !== null && (
+          <Notice tone={Object.keys(failures).length ? 'warning' : 'success'}>{t('mgmt.importDone', { count: done })}</Notice>
+        )}
+        {guard.bar}
+      </div>
+      <div className="dialog-foot">
+        <button type="button" className="btn" onClick={guard.requestClose}>
+          {done !== null ? t('common.close') : t('common.cancel')}
+        </button>
+        <button type="button" className="btn btn-primary" disabled={busy || fresh.length === 0 || done !== null} onClick={() => void run()}>
+          {t('mgmt.importRun', { count: fresh.length })}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

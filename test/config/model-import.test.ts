@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { modelsFrom } from '../../backend/config/provider-check.js';
+
+test('imported models keep the context window, output limit and capabilities the provider reports', () => {
+  const models = modelsFrom({
+    data: [
+      // OpenRouter
+      {
+        id: 'deepseek/deepseek-r1',
+        name: 'DeepSeek: R1',
+        context_length: 163840,
+        top_provider: { context_length: 163840, max_completion_tokens: 32768 },
+        supported_parameters: ['tools', 'reasoning', 'max_tokens'],
+      },
+      // Groq
+      { id: 'llama-3.3-70b-versatile', context_window: 131072, max_completion_tokens: 32768 },
+      // Mistral
+      { id: 'mistral-large-latest', max_context_length: 131072, capabilities: { function_calling: true } },
+      // vLLM
+      { id: 'qwen', max_model_len: 32768 },
+      // OpenAI and DeepSeek report nothing: nothing is invented
+      { id: 'gpt-4o', object: 'model' },
+      // Anthropic
+      { id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5' },
+    ],
+  });
+  assert.deepEqual(models, [
+    {
+      id: 'deepseek/deepseek-r1',
+      name: 'DeepSeek: R1',
+      context_window: 163840,
+      max_output_tokens: 32768,
+      supports_thinking: true,
+      supports_tools: true,
+    },
+    {
+      id: 'llama-3.3-70b-versatile',
+      name: 'llama-3.3-70b-versatile',
+      context_window: 131072,
+      max_output_tokens: 32768,
+      supports_thinking: false,
+      supports_tools: false,
+    },
+    { id: 'mistral-large-latest', name: 'mistral-large-latest', context_window: 131072, supports_thinking: false, supports_tools: true },
+    { id: 'qwen', name: 'qwen', context_window: 32768, supports_thinking: false, supports_tools: false },
+    { id: 'gpt-4o', name: 'gpt-4o', supports_thinking: false, supports_tools: false },
+    { id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', supports_thinking: false, supports_tools: false },
+  ]);
+  assert.equal(modelsFrom({ data: [{ id: 'x', context_length: -5, context_window: 1.5 }] })![0].context_window, undefined);
+});

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { api, BackendProcess } from '../helpers/backend-process.js';
+import { assertAccessible } from './axe.js';
+import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+
+const PAGES = [
+  ['providers', 'Providers'],
+  ['profiles', 'Profiles'],
+  ['workspaces', 'Workspaces'],
+  ['tools', 'Tool servers'],
+  ['skills', 'Skills'],
+  ['logs', 'Logs'],
+  ['swap', 'Swap builder'],
+  ['connection', 'Connection'],
+] as const;
+const VIEWPORTS = [
+  [1280, 800],
+  [900, 700],
+  [700, 700],
+] as const;
+
+/** Nothing scrolls sideways: the page and its main column fit the window. */
+async function assertFits(page: Page, where: string): Promise<void> {
+  const overflow = (await page.evaluate(`(() => {
+    const main = document.querySelector('main');
+    const wide = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap, pre, .route-scroll'));
+    const whole = [...document.querySelectorAll('body *')].filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').slice(0, 4).map((el) => el.tagName + '.' + el.className + ':' + el.scrollWidth + '>' + el.clientWidth);
+    return { whole, doc: document.documentElement.scrollWidth - window.innerWidth, main: main ? main.scrollWidth - main.clientWidth : 0,
+             wide: wide.slice(0, 3).map((el) => el.tagName + '.' + el.className) };
+  })()`)) as { doc: number; main: number; wide: string[] };
+  assert.ok(overflow.doc <= 0 && overflow.main <= 0, `${where} overflows sideways: ${JSON.stringify(overflow)}`);
+}
+
+/** Every page at 1280×800, 900×700 and 700×700: axe-core finds nothing serious, nothing overflows, a screenshot of each. */
+describe('every page: accessibility, narrow windows, screenshots', { timeout: 300_000 }, () => {
+  let proc: BackendProcess;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  before(async () => {
+    const uiDir = await buildRenderer();
+    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir }, args: ['-mcp', 'http://127.0.0.1:9/mcp'] });
+    await proc.waitForLine(/^pairing code: \d{6}/);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    errors = watchErrors(page);
+    await page.goto(proc.url + '/');
+    await page.getByLabel('Pairing code').waitFor();
+    await assertAccessible(page, 'pairing screen');
+    await screenshot(page, 'tour-pairing-1280x800');
+    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
+    const credential = (await page.evaluate('Object.entries(localStorage).find(([k]) => k.startsWith("service.credential"))[1]')) as string;
+    const call = async (method: string, p: string, body: unknown) => {
+      const res = await api(proc.url, method, p, { credential, body });
+      assert.ok(res.status < 300, `${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    await call('POST', '/api/config/providers', {
+      id: 'deepseek',
+      name: 'DeepSeek',
+      type: 'compat',
+      base_url: 'https://api.deepseek.com/v1',
+      api_key: 'sk-test-0000000000001234',
+      models: [
+        { id: 'deepseek-chat', name: 'DeepSeek Chat', context_window: 64000, max_output_tokens: 8192, supports_tools: true },
+        { id: 'deepseek-reasoner', name: 'DeepSeek Reasoner', context_window: 64000, supports_thinking: true },
+      ],
+    });
+    await call('PUT', '/api/config/defaults', { provider: 'deepseek', model: 'deepseek-chat' });
+    await call('POST', '/api/profiles', { id: 'writer', language: 'zh', model: 'deepseek:deepseek-reasoner' });
+    const ws = await call('POST', '/api/workspaces', { name: 'Research notes for the quarterly report' });
+    await call('PUT', `/api/workspaces/${ws.id}`, { profile_id: 'writer' });
+    await call('POST', '/api/mcp/global/servers', {
+      name: 'filesystem',
+      server: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/Documents/projects'] },
+    });
+    await call('PUT', '/api/skills/summarize', {
+      content: '---\nname: summarize\ndescription: Summarise long documents into short bullet points.\n---\n\nBody.\n',
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await proc?.stop();
+    proc?.cleanup();
+  });
+
+  for (const [width, height] of VIEWPORTS) {
+    it(`at ${width}×${height}`, async () => {
+      await page.setViewportSize({ width, height });
+      for (const [route, title] of PAGES) {
+        await page.goto(`${proc.url}/#/${route}`);
+        await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        await screenshot(page, `tour-${route}-${width}x${height}`);
+        await assertAccessible(page, `${route} at ${width}×${height}`);
+        await assertFits(page, `${route} at ${width}×${height}`);
+      }
+    });
+  }
+
+  it('in Chinese at 1280×800 and 900×700', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${proc.url}/#/providers`);
+    await page.getByLabel('Language').selectOption('zh');
+    await page.getByRole('heading', { name: '模型服务商', level: 1 }).waitFor();
+    for (const [width, height] of [VIEWPORTS[0], VIEWPORTS[1]]) {
+      await page.setViewportSize({ width, height });
+      for (const [route] of PAGES) {
+        await page.goto(`${proc.url}/#/${route}`);
+        await page.locator('h1').waitFor();
+        await page.waitForLoadState('networkidle');
+        await screenshot(page, `tour-zh-${route}-${width}x${height}`);
+        await assertAccessible(page, `${route} in Chinese at ${width}×${height}`);
+        await assertFits(page, `${route} in Chinese at ${width}×${height}`);
+      }
+    }
+    await page.getByLabel('语言').selectOption('auto');
+    await page.getByRole('heading', { name: 'Connection', level: 1 }).waitFor();
+  });
+
+  it('the UI language stays what the user chose when a profile answers in Chinese', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${proc.url}/#/profiles`);
+    await page.getByRole('heading', { name: 'Profiles', level: 1 }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'writer' }).waitFor();
+    assert.equal(await page.evaluate('document.documentElement.lang'), 'en');
+    assert.deepEqual(errors, []);
+  });
+});
