@@ -60,6 +60,9 @@ describe('management screens without friction', { timeout: 240_000 }, () => {
     await page.goto(proc.url + '/');
     await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    // The UI opens on the chat page; the settings pages follow in the navigation.
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
   });
 

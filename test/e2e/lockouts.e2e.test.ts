@@ -13,7 +13,9 @@ function apiCall(page: Page, method: string, suffix: string): Promise<Response> 
 async function pair(page: Page, code: string): Promise<void> {
   await page.getByLabel('Pairing code').fill(code);
   await page.getByRole('button', { name: 'Pair', exact: true }).click();
-  await page.getByRole('navigation').getByRole('link', { name: 'Providers' }).waitFor();
+  // The UI opens on the chat page; these tests work on the settings pages.
+  await page.getByRole('navigation').getByRole('link', { name: 'Providers' }).click();
+  await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
 }
 
 /** Waits for a pairing code logged after line `from`. */

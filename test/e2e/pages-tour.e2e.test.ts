@@ -53,6 +53,9 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     await screenshot(page, 'tour-pairing-1280x800');
     await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    // The UI opens on the chat page; the settings pages follow in the navigation.
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
     const credential = (await page.evaluate('Object.entries(localStorage).find(([k]) => k.startsWith("service.credential"))[1]')) as string;
     const call = async (method: string, p: string, body: unknown) => {
