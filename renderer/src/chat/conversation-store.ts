@@ -3,7 +3,6 @@ import type { LiveSocket, SocketState } from '../api/live-socket';
 import {
   asTurnFrame,
   chatPath,
-  isCompaction,
   type ChatMessage,
   type SessionDetail,
   type StoredMessage,
@@ -11,6 +10,7 @@ import {
   type TurnFrame,
 } from './chat-types';
 import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
+import { idOf, lastUserId, lastUserText, mergeNewest } from './session-pages';
 
 export const FIRST_PAGE = 50;
 // The API allows pages of up to 500: older history arrives in few round trips.
@@ -44,19 +44,6 @@ export interface ConversationState {
   /** The turn this window started (Retry resends its text). */
   lastSent: string | null;
   highlight: string | null;
-}
-
-function idOf(m: StoredMessage): string | undefined {
-  return m.id;
-}
-
-/** The newest page merged over what is loaded: older pages stay, the tail is replaced. */
-export function mergeNewest(current: StoredMessage[], page: StoredMessage[]): { messages: StoredMessage[]; joined: boolean } {
-  const first = page.find(idOf);
-  if (!first) return { messages: current.length && page.length === 0 ? current : page, joined: true };
-  const at = current.findIndex((m) => m.id === first.id);
-  if (at >= 0) return { messages: [...current.slice(0, at), ...page], joined: true };
-  return { messages: page, joined: current.length === 0 };
 }
 
 /**
@@ -373,22 +360,4 @@ export class ConversationStore {
       // Try again on the next tick.
     }
   }
-}
-
-function lastUserId(messages: StoredMessage[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (!isCompaction(m) && m.role === 'user') return m.id;
-  }
-  return undefined;
-}
-
-function lastUserText(messages: StoredMessage[]): string | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (!isCompaction(m) && m.role === 'user') {
-      return m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') || null;
-    }
-  }
-  return null;
 }

@@ -1,0 +1,34 @@
+import { isCompaction, type StoredMessage } from './chat-types';
+
+// Pure helpers over a session's loaded messages (pages merged, the last user message).
+
+export function idOf(m: StoredMessage): string | undefined {
+  return m.id;
+}
+
+/** The newest page merged over what is loaded: older pages stay, the tail is replaced. */
+export function mergeNewest(current: StoredMessage[], page: StoredMessage[]): { messages: StoredMessage[]; joined: boolean } {
+  const first = page.find(idOf);
+  if (!first) return { messages: current.length && page.length === 0 ? current : page, joined: true };
+  const at = current.findIndex((m) => m.id === first.id);
+  if (at >= 0) return { messages: [...current.slice(0, at), ...page], joined: true };
+  return { messages: page, joined: current.length === 0 };
+}
+
+export function lastUserId(messages: StoredMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isCompaction(m) && m.role === 'user') return m.id;
+  }
+  return undefined;
+}
+
+export function lastUserText(messages: StoredMessage[]): string | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isCompaction(m) && m.role === 'user') {
+      return m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') || null;
+    }
+  }
+  return null;
+}
