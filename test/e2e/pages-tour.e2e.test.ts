@@ -6,6 +6,7 @@ import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
 
 const PAGES = [
+  ['chat', 'Chat'],
   ['providers', 'Providers'],
   ['profiles', 'Profiles'],
   ['workspaces', 'Workspaces'],
