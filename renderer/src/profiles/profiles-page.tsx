@@ -3,7 +3,7 @@ import { fileErrors, listOf, path, type ProfileView } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import type { ProvidersResponse } from '../providers/provider-types';
-import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { draftFromProfile, NEW_PROFILE, ProfileEditor } from './profile-editor';
 
 export function ProfilesPage() {
@@ -84,22 +84,12 @@ export function ProfilesPage() {
               </td>
               <td className="num col-optional">{p.timeout_seconds} s</td>
               <td className="row-actions">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-label={t('profiles.editNamed', { id: p.id })}
-                  onClick={() => setEditing(p)}
-                >
+                <RowButton label={t('profiles.editNamed', { id: p.id })} onClick={() => setEditing(p)}>
                   {t('common.edit')}
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small btn-danger-ghost"
-                  aria-label={t('profiles.deleteNamed', { id: p.id })}
-                  onClick={() => setDeleting(p)}
-                >
+                </RowButton>
+                <RowButton label={t('profiles.deleteNamed', { id: p.id })} danger onClick={() => setDeleting(p)}>
                   {t('common.delete')}
-                </button>
+                </RowButton>
               </td>
             </tr>
           ))}

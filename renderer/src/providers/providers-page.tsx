@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { DefaultsCard } from './defaults-card';
 import { ProviderEditor } from './provider-editor';
 import { ProviderTest } from './provider-test';
@@ -80,30 +80,15 @@ export function ProvidersPage() {
                 {p.base_url ?? <span className="muted">{t('providers.defaultUrl')}</span>}
               </td>
               <td className="row-actions">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-label={t('providers.testNamed', { name: p.name })}
-                  onClick={() => setTesting(p)}
-                >
+                <RowButton label={t('providers.testNamed', { name: p.name })} onClick={() => setTesting(p)}>
                   {t('providers.test')}
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-label={t('providers.editNamed', { name: p.name })}
-                  onClick={() => setEditing(p)}
-                >
+                </RowButton>
+                <RowButton label={t('providers.editNamed', { name: p.name })} onClick={() => setEditing(p)}>
                   {t('common.edit')}
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small btn-danger-ghost"
-                  aria-label={t('providers.deleteNamed', { name: p.name })}
-                  onClick={() => setDeleting(p)}
-                >
+                </RowButton>
+                <RowButton label={t('providers.deleteNamed', { name: p.name })} danger onClick={() => setDeleting(p)}>
                   {t('common.delete')}
-                </button>
+                </RowButton>
               </td>
             </tr>
           ))}

@@ -4,7 +4,19 @@ import { listOf, path, type SkillDocument, type SkillSummary } from '../api/reso
 import { useApi, useResource } from '../api/session';
 import { useDiscardGuard } from '../ui/form-kit';
 import { useT } from '../i18n/i18n';
-import { Badge, Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, PageHeader, useFormErrors, ListTable } from '../ui/controls';
+import {
+  Badge,
+  Card,
+  ConfirmDialog,
+  Dialog,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  PageHeader,
+  useFormErrors,
+  ListTable,
+  RowButton,
+} from '../ui/controls';
 
 const template = (name: string) =>
   `---\nname: ${name || 'my-skill'}\ndescription: What this skill does and when to use it.\n---\n\n# ${name || 'My skill'}\n\nInstructions for the assistant.\n`;
@@ -55,22 +67,12 @@ export function SkillsPage() {
                 {s.description ?? <span className="muted">—</span>} {s.errors?.length ? <Badge tone="red">{s.errors[0]}</Badge> : null}
               </td>
               <td className="row-actions">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-label={t('skills.editNamed', { name: s.name })}
-                  onClick={() => setEditing(s.name)}
-                >
+                <RowButton label={t('skills.editNamed', { name: s.name })} onClick={() => setEditing(s.name)}>
                   {t('common.edit')}
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small btn-danger-ghost"
-                  aria-label={t('skills.deleteNamed', { name: s.name })}
-                  onClick={() => setDeleting(s.name)}
-                >
+                </RowButton>
+                <RowButton label={t('skills.deleteNamed', { name: s.name })} danger onClick={() => setDeleting(s.name)}>
                   {t('common.delete')}
-                </button>
+                </RowButton>
               </td>
             </tr>
           ))}

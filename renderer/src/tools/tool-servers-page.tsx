@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { fileErrors, listOf, path, type McpView, type WorkspaceEntry } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable } from '../ui/controls';
+import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
 import { ImportJsonDialog } from './import-json';
 import { ServerEditor } from './server-editor';
@@ -105,22 +105,15 @@ export function ToolServersPage() {
                 <td className="row-actions">
                   {!ro && (
                     <>
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        aria-label={t('tools.editNamed', { name })}
+                      <RowButton
+                        label={t('tools.editNamed', { name })}
                         onClick={() => setEditing({ draft: draftFromServer(name, server), editing: true })}
                       >
                         {t('common.edit')}
-                      </button>
-                      <button
-                        type="button"
-                        className="btn btn-small btn-danger-ghost"
-                        aria-label={t('tools.removeNamed', { name })}
-                        onClick={() => setRemoving(name)}
-                      >
+                      </RowButton>
+                      <RowButton label={t('tools.removeNamed', { name })} danger onClick={() => setRemoving(name)}>
                         {t('tools.remove')}
-                      </button>
+                      </RowButton>
                     </>
                   )}
                 </td>

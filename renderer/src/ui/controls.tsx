@@ -325,3 +325,12 @@ export function ListTable({
     </div>
   );
 }
+
+/** A small button in a table row's actions; `label` names the row it acts on for screen readers. */
+export function RowButton({ label, danger, onClick, children }: { label: string; danger?: boolean; onClick(): void; children: ReactNode }) {
+  return (
+    <button type="button" className={danger ? 'btn btn-small btn-danger-ghost' : 'btn btn-small'} aria-label={label} onClick={onClick}>
+      {children}
+    </button>
+  );
+}

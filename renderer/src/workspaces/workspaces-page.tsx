@@ -2,7 +2,19 @@ import { useState, type FormEvent } from 'react';
 import { fileErrors, listOf, path, type ProfileView, type WorkspaceEntry } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useI18n } from '../i18n/i18n';
-import { Card, ConfirmDialog, Dialog, EmptyState, ErrorBanner, Field, Notice, PageHeader, useFormErrors, ListTable } from '../ui/controls';
+import {
+  Card,
+  ConfirmDialog,
+  Dialog,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  Notice,
+  PageHeader,
+  useFormErrors,
+  ListTable,
+  RowButton,
+} from '../ui/controls';
 
 function ProfileSelect(props: {
   value: string | null;
@@ -129,22 +141,12 @@ export function WorkspacesPage() {
                 {w.created_at ? new Date(w.created_at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en') : ''}
               </td>
               <td className="row-actions">
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  aria-label={t('workspaces.renameNamed', { name: w.name })}
-                  onClick={() => setRenaming(w)}
-                >
+                <RowButton label={t('workspaces.renameNamed', { name: w.name })} onClick={() => setRenaming(w)}>
                   {t('workspaces.rename')}
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small btn-danger-ghost"
-                  aria-label={t('workspaces.deleteNamed', { name: w.name })}
-                  onClick={() => setDeleting(w)}
-                >
+                </RowButton>
+                <RowButton label={t('workspaces.deleteNamed', { name: w.name })} danger onClick={() => setDeleting(w)}>
                   {t('common.delete')}
-                </button>
+                </RowButton>
               </td>
             </tr>
           ))}
