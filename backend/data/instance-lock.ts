@@ -1,5 +1,6 @@
 import { promises as fs, readFileSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from './atomic-write.js';
 
 /**
  * One backend per data directory: `selfhost/instance.lock` names the running one (pid and, once it
@@ -111,16 +112,9 @@ export class InstanceLock {
   async update(addresses: { url: string; swapUrl: string | null }): Promise<void> {
     if (this.released) return;
     this.info = { ...this.info, url: addresses.url, swap_url: addresses.swapUrl };
-    // In place, no temporary file: the new content is longer than the old, so one write at offset 0
-    // replaces it and a reader sees the old or the new text, never an empty file.
-    const text = `${JSON.stringify(this.info)}\n`;
-    const handle = await fs.open(this.file, 'r+');
-    try {
-      await handle.write(text, 0, 'utf8');
-      await handle.truncate(Buffer.byteLength(text));
-    } finally {
-      await handle.close();
-    }
+    // Temporary file + rename: a reader (the app looking for a running backend) sees the old or the new
+    // text. Writing in place let a concurrent read see the old text followed by the tail of the new one.
+    await writeFileAtomic(this.file, `${JSON.stringify(this.info)}\n`, { mode: 0o600 });
   }
 
   /** Removes the file if it is still ours (runs at process exit, also after process.exit()). */
