@@ -77,7 +77,7 @@ async function serve(options: CliOptions): Promise<void> {
     listenFailure(err, 'HTTP', options.host, options.port),
   );
   service.setPort(port);
-  logger.info(`listening on http://${formatHost(options.host)}:${port}`);
+  const url = `http://${formatHost(options.host)}:${port}`;
 
   let swapServer: Server | undefined;
   let swapUrl: string | null = null;
@@ -92,7 +92,6 @@ async function serve(options: CliOptions): Promise<void> {
     );
     service.setSwapPort(swapPort);
     swapUrl = `http://${SWAP_HOST}:${swapPort}`;
-    logger.info(`swap builder listening on ${swapUrl}`);
   }
 
   let stopping = false;
@@ -121,9 +120,13 @@ async function serve(options: CliOptions): Promise<void> {
   // Run by the desktop app in an Electron utility process (no IPC channel): watch the app's process.
   if (inUtilityProcess()) watchParent(() => shutdown('parent exited'));
   // The desktop app finds a running backend for its data directory here.
-  lock.update({ url: `http://${formatHost(options.host)}:${port}`, swapUrl }).catch((err: Error) => {
+  await lock.update({ url, swapUrl }).catch((err: Error) => {
     logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
   });
+  // Announced last: whoever reads these lines finds the lock naming this backend with no write in
+  // flight, and a SIGINT/SIGTERM sent as soon as they appear reaches the shutdown handler.
+  logger.info(`listening on ${url}`);
+  if (swapUrl) logger.info(`swap builder listening on ${swapUrl}`);
 }
 
 async function main(argv: string[]): Promise<void> {
