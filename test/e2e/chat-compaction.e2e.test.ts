@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
 import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
-import { apiAs, axeViolations } from './chat-page-kit.js';
+import { apiAs, axeViolations, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
 
@@ -26,14 +26,7 @@ describe('chat page: the context gauge and the note where a session was compacte
     const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
     proc = paired.proc;
     const call = apiAs(proc.url, paired.credential);
-    await call('POST', '/api/config/providers', {
-      id: 'mock',
-      name: 'Mock',
-      type: 'compat',
-      base_url: `${mock.url}/v1`,
-      api_key: 'sk-test-key',
-      models: [{ id: 'm1', context_window: 2000 }],
-    });
+    await call('POST', '/api/config/providers', mockProvider(mock.url, { context_window: 2000 }));
     await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
     await call('PUT', '/api/profiles/small', { compression: { enabled: true, threshold_percent: 50, cooldown_seconds: 0 } });
     await call('POST', '/api/workspaces', { name: 'Small window', profile_id: 'small' });

@@ -60,6 +60,11 @@ export function apiAs(base: string, credential: string) {
   };
 }
 
+/** The provider `mock` (compat, aimock at `mockUrl`) with one model `m1` of the given fields. */
+export function mockProvider(mockUrl: string, model: Record<string, unknown>) {
+  return { id: 'mock', name: 'Mock', type: 'compat', base_url: `${mockUrl}/v1`, api_key: 'sk-test-key', models: [{ id: 'm1', ...model }] };
+}
+
 /** Runs axe-core in the page; returns the serious and critical violations. */
 export async function axeViolations(page: Page): Promise<{ id: string; impact: string; help: string; nodes: string[] }[]> {
   const source = readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');

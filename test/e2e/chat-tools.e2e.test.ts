@@ -7,7 +7,7 @@ import { Aimock, type AimockFixture } from '../helpers/aimock.js';
 import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
 import { everythingStdio } from '../mcp/mcp-test-kit.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
-import { apiAs, axeViolations } from './chat-page-kit.js';
+import { apiAs, axeViolations, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
 
@@ -49,14 +49,7 @@ describe('chat tool calls in Chromium: cards, Allow / Deny / Always allow', { ti
     const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
     proc = paired.proc;
     const call = apiAs(proc.url, paired.credential);
-    await call('POST', '/api/config/providers', {
-      id: 'mock',
-      name: 'Mock',
-      type: 'compat',
-      base_url: `${mock.url}/v1`,
-      api_key: 'sk-test-key',
-      models: [{ id: 'm1', context_window: 64_000, supports_tools: true }],
-    });
+    await call('POST', '/api/config/providers', mockProvider(mock.url, { context_window: 64_000, supports_tools: true }));
     await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
     await call('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio() } });
     await call('POST', '/api/workspaces', { name: 'Tools' });

@@ -4,7 +4,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
 import { BackendProcess } from '../helpers/backend-process.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
-import { apiAs, axeViolations, CHAT_FIXTURES, pageCredential } from './chat-page-kit.js';
+import { apiAs, axeViolations, CHAT_FIXTURES, pageCredential, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
 
@@ -83,14 +83,11 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     await page.getByRole('link', { name: 'Add a provider' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
 
-    await call('POST', '/api/config/providers', {
-      id: 'mock',
-      name: 'Mock',
-      type: 'compat',
-      base_url: `${mock.url}/v1`,
-      api_key: 'sk-test-key',
-      models: [{ id: 'm1', context_window: 32_000, supports_tools: true, supports_thinking: true }],
-    });
+    await call(
+      'POST',
+      '/api/config/providers',
+      mockProvider(mock.url, { context_window: 32_000, supports_tools: true, supports_thinking: true }),
+    );
     await call('PUT', '/api/profiles/writer', { language: 'system' });
     await call('PUT', `/api/workspaces/${workspaceId}`, { profile_id: 'writer' });
     await page.getByRole('link', { name: 'Chat', exact: true }).click();
