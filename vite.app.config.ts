@@ -3,17 +3,20 @@
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { defineConfig, type UserConfig } from 'vite';
-import { BUILD_OUTPUT } from './app/build-layout.ts';
+import { BACKEND_BUNDLE_TARGET, BUILD_OUTPUT } from './app/build-layout.ts';
 
 const NODE_BUILTINS = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 const TARGETS = {
   // ESM: the repository's package.json (copied into the asar) says "type": "module".
-  main: { entry: 'app/main/index.ts', out: BUILD_OUTPUT.main, format: 'es' },
+  main: { entry: 'app/main/index.ts', out: BUILD_OUTPUT.main, format: 'es', empty: true },
   // Sandboxed preloads cannot be ES modules.
-  preload: { entry: 'app/preload/index.ts', out: BUILD_OUTPUT.preload, format: 'cjs' },
-  // One self-contained file (express, ws, yaml, zod inlined): it runs outside the asar, without node_modules.
-  backend: { entry: 'app/backend-entry/index.ts', out: BUILD_OUTPUT.backend, format: 'es' },
+  preload: { entry: 'app/preload/index.ts', out: BUILD_OUTPUT.preload, format: 'cjs', empty: true },
+  // The backend's small entry, then the backend itself as one self-contained file (express, ws, yaml,
+  // zod inlined): both run outside the asar, without node_modules. `backend` empties the folder, so it
+  // is built before `backend-main`.
+  backend: { entry: 'app/backend-entry/index.ts', out: BUILD_OUTPUT.backend, format: 'es', empty: true },
+  'backend-main': { entry: 'backend/main.ts', out: BUILD_OUTPUT.backendMain, format: 'es', empty: false },
 } as const;
 
 export default defineConfig(({ mode }): UserConfig => {
@@ -26,8 +29,8 @@ export default defineConfig(({ mode }): UserConfig => {
     build: {
       ssr: target.entry,
       outDir: path.dirname(target.out),
-      emptyOutDir: true,
-      target: 'node20',
+      emptyOutDir: target.empty,
+      target: BACKEND_BUNDLE_TARGET,
       minify: false,
       sourcemap: true,
       reportCompressedSize: false,

@@ -10,6 +10,11 @@ export const BUILD_OUTPUT = {
   preload: 'dist-app/preload/index.cjs',
   /** `.mjs`: outside the asar there is no package.json saying "type": "module". */
   backend: 'dist-app/backend/service-backend.mjs',
+  /**
+   * The backend itself, beside the small entry above, which checks the Node version and turns on
+   * Node's compile cache before loading it (a module compiled before the cache is on is not cached).
+   */
+  backendMain: 'dist-app/backend/service-main.mjs',
   /** Built by the renderer's own Vite config. */
   renderer: 'dist/renderer',
 } as const;
@@ -42,3 +47,17 @@ export function runtimePaths(options: { isPackaged: boolean; appRoot: string; re
     preload,
   };
 }
+
+/**
+ * The Node the backend bundle is built for (Vite's `build.target`): the project's floor, so the one
+ * file runs both on plain Node >= 22 and on the Node that Electron embeds.
+ */
+export const BACKEND_BUNDLE_TARGET = 'node22';
+
+/**
+ * The runtime inside the desktop app. Electron 45 embeds Node v24.21.0 (Electron 45.0.0 release
+ * notes: "Node.js from v24.18.1 to v24.21.0"); `moduleVersion` is the NODE_MODULE_VERSION the
+ * electron package ships in its `abi_version` file, which test/app/node-floor.test.ts compares with
+ * the installed package so that an Electron upgrade makes this record be revisited.
+ */
+export const ELECTRON_RUNTIME = { electronMajor: 45, node: '24.21.0', moduleVersion: 150 } as const;

@@ -12,7 +12,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 
-/** `*.test.js` files only: node 20 would otherwise also run every helper and fixture under a test/ folder. */
+/** `*.test.js` files only: given a folder, node's runner would also run every helper and fixture under a test/ folder. */
 function testFiles(target) {
   if (statSync(target).isFile()) return [target];
   return readdirSync(target, { recursive: true })

@@ -30,18 +30,16 @@ export function readCaCertificates(file: string): string[] {
   return pems;
 }
 
-type SetDefaultCa = (certs: string[]) => void;
-type GetCa = (which: 'default') => string[];
-
 /**
  * Trusts `pems` in addition to the default roots for every TLS connection made without an explicit
- * `ca` (fetch/undici, https, tls). Node >= 22.19 has tls.setDefaultCACertificates; older Node gets
- * the same effect by adding the certificates to each secure context it creates.
+ * `ca` (fetch/undici, https, tls) with tls.setDefaultCACertificates (Node 22.19+, and Electron 45's
+ * Node 24.21). The floor is Node 22.0, so 22.0-22.18 get the same effect by adding the certificates
+ * to each secure context Node creates.
  */
 export function trustExtraCaCertificates(pems: string[]): 'setDefaultCACertificates' | 'secure-context' {
-  const api = tls as unknown as { setDefaultCACertificates?: SetDefaultCa; getCACertificates?: GetCa };
-  if (typeof api.setDefaultCACertificates === 'function' && typeof api.getCACertificates === 'function') {
-    api.setDefaultCACertificates([...api.getCACertificates('default'), ...pems]);
+  // typeof: the typings describe the newest 22.x, the floor is 22.0.
+  if (typeof tls.setDefaultCACertificates === 'function') {
+    tls.setDefaultCACertificates([...tls.getCACertificates('default'), ...pems]);
     return 'setDefaultCACertificates';
   }
   const original = tls.createSecureContext;

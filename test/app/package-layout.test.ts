@@ -119,7 +119,7 @@ describe('electron-builder --linux dir, offline, with a stand-in Electron', { sk
 
   it('resources/: the asar and the backend, nothing unpacked, no node_modules, no anvil, no source maps', () => {
     assert.deepEqual(readdirSync(resources).sort(), ['app.asar', 'backend']);
-    assert.deepEqual(readdirSync(path.join(resources, 'backend')), ['service-backend.mjs']);
+    assert.deepEqual(readdirSync(path.join(resources, 'backend')).sort(), ['service-backend.mjs', 'service-main.mjs']);
     const everything = readdirSync(unpacked, { recursive: true }).map(String);
     assert.equal(
       everything.some((f) => f.includes('node_modules') || f.endsWith('.map') || /anvil/i.test(f)),
@@ -128,7 +128,7 @@ describe('electron-builder --linux dir, offline, with a stand-in Electron', { sk
     );
     const sizes = {
       'app.asar': kib(sizeOf(path.join(resources, 'app.asar'))),
-      'backend/service-backend.mjs': kib(sizeOf(path.join(resources, 'backend'))),
+      'backend/': kib(sizeOf(path.join(resources, 'backend'))),
       'resources total': kib(sizeOf(resources)),
     };
     console.log(`# package sizes: ${JSON.stringify(sizes)}`);

@@ -46,7 +46,8 @@ describe('electron-builder.yml', () => {
     const [backend] = config.extraResources;
     assert.equal(backend.from, path.posix.dirname(BUILD_OUTPUT.backend));
     assert.equal(backend.to, PACKAGED.backendDir);
-    assert.deepEqual(backend.filter, [path.posix.basename(BUILD_OUTPUT.backend)]);
+    assert.deepEqual(backend.filter, [path.posix.basename(BUILD_OUTPUT.backend), path.posix.basename(BUILD_OUTPUT.backendMain)]);
+    assert.equal(path.posix.dirname(BUILD_OUTPUT.backendMain), backend.from, 'the entry loads service-main.mjs from its own folder');
     const packaged = runtimePaths({ isPackaged: true, appRoot: '/app.asar', resourcesPath: '/res' });
     assert.equal(packaged.backendEntry, path.join('/res', backend.to, backend.filter[0]));
     assert.equal(packaged.rendererDir, path.join('/app.asar', renderer.to));
@@ -73,6 +74,7 @@ describe('the bundled backend (dist-app, from npm run build:app)', () => {
     assert.ok(existsSync(path.join(ROOT, BUILD_OUTPUT.preload)), BUILD_OUTPUT.preload);
     const entry = path.join(dir, path.basename(built));
     copyFileSync(built, entry);
+    copyFileSync(path.join(ROOT, BUILD_OUTPUT.backendMain), path.join(dir, path.basename(BUILD_OUTPUT.backendMain)));
     supervisor = new BackendSupervisor({
       entry,
       dataDir: path.join(dir, 'data'),
