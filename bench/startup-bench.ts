@@ -25,11 +25,16 @@ import { median } from './stats.js';
 interface Subject {
   label: string;
   entry: string;
+  env?: NodeJS.ProcessEnv;
 }
 
-function subjects(): Subject[] {
-  const list = [{ label: 'tsc dist/backend', entry: TSC_BACKEND }];
-  if (existsSync(BUNDLED_BACKEND)) list.push({ label: 'bundled dist-app/backend', entry: BUNDLED_BACKEND });
+/** The compile cache lives in its own folder per run, so the figure is a user's second start, never a stale cache. */
+function subjects(cacheDir: string): Subject[] {
+  const list: Subject[] = [{ label: 'tsc dist/backend', entry: TSC_BACKEND }];
+  if (existsSync(BUNDLED_BACKEND)) {
+    list.push({ label: 'bundled dist-app/backend', entry: BUNDLED_BACKEND, env: { NODE_COMPILE_CACHE: cacheDir } });
+    list.push({ label: 'bundled, compile cache off', entry: BUNDLED_BACKEND, env: { NODE_DISABLE_COMPILE_CACHE: '1' } });
+  }
   return list;
 }
 
@@ -37,25 +42,25 @@ function backendArgs(dataDir: string, swap: 'off' | '0'): string[] {
   return ['-port', '0', '-swap-port', swap, '-data', dataDir];
 }
 
-async function timedStart(entry: string, args: string[]): Promise<number> {
-  const listener = await startListener(entry, args);
+async function timedStart(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const listener = await startListener(entry, args, env);
   await listener.stop();
   return listener.startMs;
 }
 
 export async function coldStart(rounds = 9): Promise<Figure[]> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-start-'));
-  const subs = subjects();
+  const subs = subjects(path.join(tmp, 'compile-cache'));
   const bare: number[] = [];
   const times = subs.map(() => [] as number[]);
   try {
     // One discarded start of each warms the OS file cache (a user's second start, not first boot).
     await timedStart(BASELINE_SERVER, ['bare']);
-    for (const s of subs) await timedStart(s.entry, backendArgs(path.join(tmp, `warm-${s.label.length}`), 'off'));
+    for (const s of subs) await timedStart(s.entry, backendArgs(path.join(tmp, `warm-${s.label.length}`), 'off'), s.env);
     for (let r = 0; r < rounds; r++) {
       bare.push(await timedStart(BASELINE_SERVER, ['bare']));
       for (const [i, s] of subs.entries()) {
-        times[i].push(await timedStart(s.entry, backendArgs(path.join(tmp, `d${r}-${i}`), 'off')));
+        times[i].push(await timedStart(s.entry, backendArgs(path.join(tmp, `d${r}-${i}`), 'off'), s.env));
       }
     }
   } finally {
@@ -78,7 +83,7 @@ export async function coldStart(rounds = 9): Promise<Figure[]> {
 /** RSS at spawn + 5 s: `copies` of each subject (paired, default config) and of the baseline at once. */
 export async function idleMemory(copies = 3): Promise<Figure[]> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-mem-'));
-  const subs = subjects();
+  const subs = subjects(path.join(tmp, 'compile-cache'));
   const started: { kind: number; listener: Listener; t0: number }[] = [];
   try {
     const starts: Promise<void>[] = [];
@@ -88,7 +93,7 @@ export async function idleMemory(copies = 3): Promise<Figure[]> {
       for (const [i, s] of subs.entries()) {
         const args = backendArgs(path.join(tmp, `m${c}-${i}`), '0');
         starts.push(
-          startListener(s.entry, args).then(async (listener) => {
+          startListener(s.entry, args, s.env).then(async (listener) => {
             started.push({ kind: i, listener, t0 });
             await pair(listener);
           }),
