@@ -11,7 +11,7 @@ import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
-import { createManagedStores, type ManagedStores } from './config/managed-stores.js';
+import { createManagedStores, type ManagedStores } from './service-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';

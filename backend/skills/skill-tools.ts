@@ -1,5 +1,5 @@
 import type { ToolCallOutcome, ToolSpec } from '../chat/tool-provider.js';
-import type { SkillSummary } from './skill-schema.js';
+import type { SkillSummary } from './skill-api.js';
 import type { SkillStore } from './skill-store.js';
 
 /** The built-in tool that loads a skill's body into the conversation. */
