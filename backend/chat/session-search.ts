@@ -1,12 +1,6 @@
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import type { SearchHit } from './chat-api.js';
 import type { SessionStore } from './session-store.js';
-
-export interface SearchHit {
-  workspace_id: string;
-  session_id: string;
-  message_id: string;
-  snippet: string;
-}
 
 const MAX_HITS = 100;
 const CONTEXT = 40;
