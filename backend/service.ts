@@ -73,6 +73,8 @@ export interface Service {
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
+  /** Set by the entry point when the listener serves TLS: own origins are https, status shows the fingerprint. */
+  setTlsFingerprint(fingerprint: string): void;
   setSwapPort(port: number): void;
   close(): void;
 }
@@ -80,7 +82,7 @@ export interface Service {
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
 const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-  "connect-src 'self' ws: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "connect-src 'self' ws: wss: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function positiveMs(value: string | undefined): number | undefined {
   const n = value === undefined ? NaN : Number(value);
@@ -121,10 +123,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   let port = 0;
   let swapPort = 0;
+  let tlsFingerprint: string | null = null;
   const extraOrigins = [DESKTOP_RENDERER_ORIGIN, ...(options.allowOrigins ?? [])];
   const policy: OriginPolicy = {
     loopbackBind: isLoopbackAddress(options.host),
     port: () => port,
+    secure: () => tlsFingerprint !== null,
     extraOrigins: () => extraOrigins,
   };
   // The swap listener also answers the UI served by the assistant listener (its swap form).
@@ -144,7 +148,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(hostOriginGuard(policy));
   app.use(requireJsonBody);
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
-  app.use(pairingRoutes(pairing));
+  app.use(pairingRoutes(pairing, () => tlsFingerprint));
   app.use(express.json({ limit: '1mb' }));
   app.use(limitJsonDepth);
   // The built renderer: public like /health (the page holds no secret until the user pairs).
@@ -207,6 +211,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     options,
     setPort(p) {
       port = p;
+    },
+    setTlsFingerprint(fingerprint) {
+      tlsFingerprint = fingerprint;
     },
     setSwapPort(p) {
       swapPort = p;

@@ -22,10 +22,12 @@ export const ClaimSchema = z.object({
 });
 
 /** Unauthenticated pairing endpoints: status and claim (claim bodies are capped at 4 KiB). */
-export function pairingRoutes(pairing: PairingService): Router {
+export function pairingRoutes(pairing: PairingService, tlsFingerprint: () => string | null = () => null): Router {
   const router = Router();
   router.get('/api/pairing/status', (_req, res) => {
-    res.json(pairing.status());
+    // Present only over TLS: the value a user compares with the `tls fingerprint:` log line.
+    const fingerprint = tlsFingerprint();
+    res.json(fingerprint ? { ...pairing.status(), tls_fingerprint: fingerprint } : pairing.status());
   });
   router.post('/api/pairing/claim', express.json({ limit: '4kb' }), limitJsonDepth, async (req, res) => {
     // Spec: once paired, any claim is a 409, whatever it carries.

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { credentialFromHeaders } from '../auth/credential.js';
@@ -64,7 +65,7 @@ export class WsHub {
     });
   }
 
-  attach(server: Server): void {
+  attach(server: Server | TlsServer): void {
     server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket, head));
   }
 
