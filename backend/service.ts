@@ -32,6 +32,7 @@ import {
 import { accessLog, isReleaseMode } from './log/access-log.js';
 import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
+import { INVITE_TTL_MS } from './pairing/invites.js';
 import { createSwapApp } from './swap/swap-app.js';
 import { VERSION } from './version.js';
 import { WsHub } from './ws/ws-hub.js';
@@ -118,6 +119,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     // Test knobs: shorter code life and failure window (never longer than the defaults).
     codeTtlMs: positiveMs(env.SERVICE_PAIRING_CODE_TTL_MS),
     failureWindowMs: positiveMs(env.SERVICE_PAIRING_FAILURE_WINDOW_MS),
+    inviteTtlMs: shorterMs(env.SERVICE_INVITE_TTL_MS, INVITE_TTL_MS),
   });
   await pairing.init();
 

@@ -4,12 +4,17 @@ import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import { digestEquals, newCredential, newPairingCode, sha256Hex } from './secrets.js';
 import { SerialQueue } from '../data/serial-queue.js';
-import { loadPairingFile, PairingFileError, savePairingFile, type PairingFile } from './pairing-store.js';
+import { loadPairingFile, PairingFileError, savePairingFile, type DeviceRecord, type PairingFile } from './pairing-store.js';
+import { FAILURE_WINDOW_MS, pruneFailures, throwIfThrottled } from './failure-budget.js';
+import { InviteBook, INVITE_TTL_MS } from './invites.js';
+import type { DeviceInfo, InviteResponse, JoinRequest, PairedResponse, PairingStatus } from './pairing-api.js';
 
+export type { PairingStatus } from './pairing-api.js';
+export { FAILURE_BUDGET, FAILURE_WINDOW_MS } from './failure-budget.js';
 export const CODE_TTL_MS = 24 * 60 * 60 * 1000;
-export const FAILURE_WINDOW_MS = 10 * 60 * 1000;
-export const FAILURE_BUDGET = 10;
 export const FAILURES_PER_CODE = 5;
+/** last_seen_at is written at most this often per device (not on every request). */
+const SEEN_RESOLUTION_MS = 60_000;
 
 export interface PairingOptions {
   file: string;
@@ -21,16 +26,7 @@ export interface PairingOptions {
   now?: () => number;
   codeTtlMs?: number;
   failureWindowMs?: number;
-}
-
-export interface PairingStatus {
-  bound: boolean;
-  pairing_required: boolean;
-  pairing_expires_at: string | null;
-  display_name: string | null;
-  bootstrap_mode: 'local' | 'managed';
-  /** Identifies this backend across addresses and ports (clients key their credential by it). */
-  node_id: string;
+  inviteTtlMs?: number;
 }
 
 export interface ClaimInput {
@@ -39,15 +35,29 @@ export interface ClaimInput {
   display_name?: string;
 }
 
-type Listener = (event: 'paired' | 'unpaired' | 'rotated') => void;
+/** `revoked` names the devices whose credential stopped working (their sockets must close). */
+export type PairingEvent = { type: 'paired' } | { type: 'unpaired' } | { type: 'revoked'; deviceIds: string[] };
+type Listener = (event: PairingEvent) => void;
+
+const EMPTY_STATE: PairingFile = {
+  node_id: 'unknown',
+  devices: [],
+  paired_at: null,
+  display_name: null,
+  code_expires_at: null,
+  code_failures: 0,
+  recent_failures: [],
+  consumed_bootstrap_sha256: [],
+};
 
 /**
- * The pairing state machine (spec section 3): unpaired ⇄ paired, with a 6-digit code that is
- * logged while unpaired, renewed on expiry, rotated after repeated failures, and a global
- * failure budget that throttles brute force regardless of the caller's address.
+ * The pairing state machine (spec section 3): unpaired ⇄ paired, with a 6-digit code logged while
+ * unpaired, renewed on expiry and rotated after repeated failures. Paired means at least one device;
+ * each device has its own credential, more join through one-time invites (DESIGN section 11). Claims
+ * and joins share one global failure budget, whoever sends them.
  */
 export class PairingService {
-  private state!: PairingFile;
+  private state: PairingFile = EMPTY_STATE;
   private code: string | null = null;
   private codeExpiresAtMs = 0;
   private readonly writes = new SerialQueue();
@@ -59,11 +69,13 @@ export class PairingService {
   private readonly now: () => number;
   private readonly codeTtlMs: number;
   private readonly failureWindowMs: number;
+  private readonly invites: InviteBook;
 
   constructor(private readonly options: PairingOptions) {
     this.now = options.now ?? Date.now;
     this.codeTtlMs = options.codeTtlMs ?? CODE_TTL_MS;
     this.failureWindowMs = options.failureWindowMs ?? FAILURE_WINDOW_MS;
+    this.invites = new InviteBook(this.now, options.inviteTtlMs ?? INVITE_TTL_MS);
   }
 
   async init(): Promise<void> {
@@ -74,16 +86,6 @@ export class PairingService {
       // Never overwrite a file we cannot read: pairing stays closed until it is fixed by hand.
       this.loadError = err.message;
       this.options.logger.error(`error: pairing state unreadable, pairing disabled until fixed: ${err.message}`);
-      this.state = {
-        node_id: 'unknown',
-        credential_sha256: null,
-        paired_at: null,
-        display_name: null,
-        code_expires_at: null,
-        code_failures: 0,
-        recent_failures: [],
-        consumed_bootstrap_sha256: [],
-      };
       return;
     }
     if (!this.isPaired()) await this.issueCode();
@@ -95,11 +97,8 @@ export class PairingService {
   private async onFileChanged(): Promise<void> {
     if (!this.isPaired() || this.claimInFlight) return;
     const onDisk = await loadPairingFile(this.options.file, randomUUID).catch(() => undefined);
-    if (onDisk && onDisk.credential_sha256 === null && this.isPaired()) {
-      this.state = { ...this.state, credential_sha256: null, paired_at: null, display_name: null };
-      await this.issueCode();
-      this.options.logger.info('pairing reset (by the reset-pairing command)');
-      this.notify('unpaired');
+    if (onDisk && onDisk.devices.length === 0 && this.isPaired()) {
+      await this.unpair('pairing reset (by the reset-pairing command)');
     }
   }
 
@@ -112,7 +111,7 @@ export class PairingService {
   }
 
   isPaired(): boolean {
-    return this.state.credential_sha256 !== null;
+    return this.state.devices.length > 0;
   }
 
   onChange(listener: Listener): () => void {
@@ -137,14 +136,34 @@ export class PairingService {
     };
   }
 
-  /** True when `credential` is the current one; constant time over digests. */
-  verify(credential: string | undefined): boolean {
-    const expected = this.state.credential_sha256;
-    if (!credential || !expected || this.loadError) return false;
-    return digestEquals(credential, expected);
+  /**
+   * The id of the device `credential` belongs to, or undefined. Every digest is compared (constant
+   * time each), so the answer's timing does not tell which device matched.
+   */
+  authenticate(credential: string | undefined): string | undefined {
+    if (!credential || this.loadError) return undefined;
+    let match: DeviceRecord | undefined;
+    for (const device of this.state.devices) if (digestEquals(credential, device.credential_sha256)) match = device;
+    if (match) this.markSeen(match);
+    return match?.id;
   }
 
-  async claim(input: ClaimInput): Promise<{ credential: string; node_id: string }> {
+  /** True when `credential` belongs to a paired device. */
+  verify(credential: string | undefined): boolean {
+    return this.authenticate(credential) !== undefined;
+  }
+
+  devices(currentId: string | undefined): DeviceInfo[] {
+    return this.state.devices.map((d) => ({
+      id: d.id,
+      name: d.name,
+      paired_at: d.paired_at,
+      last_seen_at: d.last_seen_at,
+      current: d.id === currentId,
+    }));
+  }
+
+  async claim(input: ClaimInput): Promise<PairedResponse> {
     if (this.loadError) throw new ApiError('config_invalid', `Pairing state cannot be read: ${this.loadError}`);
     if (this.isPaired() || this.claimInFlight) throw new ApiError('already_paired');
     const hasCode = input.pairing_code !== undefined;
@@ -153,7 +172,7 @@ export class PairingService {
     if (hasCode && hasSecret) {
       throw new ApiError('validation_failed', 'Send exactly one of pairing_code or bootstrap_secret.', { field: 'pairing_code' });
     }
-    this.throwIfThrottled();
+    this.checkBudget();
 
     const ok = hasCode ? this.codeMatches(input.pairing_code as string) : this.secretMatches(input.bootstrap_secret as string);
     if (!ok) {
@@ -163,12 +182,12 @@ export class PairingService {
 
     // Decided synchronously above: only one caller can pass this point.
     this.claimInFlight = true;
-    const credential = newCredential();
-    const previous = { ...this.state };
+    const { device, credential } = this.newDevice(input.display_name ?? 'First device');
+    const previous = this.state;
     this.state = {
       ...this.state,
-      credential_sha256: sha256Hex(credential),
-      paired_at: new Date(this.now()).toISOString(),
+      devices: [device],
+      paired_at: device.paired_at,
       display_name: input.display_name ?? null,
       code_expires_at: null,
       code_failures: 0,
@@ -189,43 +208,100 @@ export class PairingService {
     this.clearExpiryTimer();
     if (hasSecret) await this.options.onBootstrapConsumed?.().catch(() => undefined);
     this.options.logger.info(`paired with ${input.display_name ?? 'a client'}`);
-    this.notify('paired');
-    return { credential, node_id: this.state.node_id };
+    this.notify({ type: 'paired' });
+    return { credential, node_id: this.state.node_id, device_id: device.id };
   }
 
-  /** Replaces the credential; the old one stops working at once. */
-  async rotateCredential(): Promise<string> {
-    const credential = newCredential();
-    const previous = this.state.credential_sha256;
-    this.state.credential_sha256 = sha256Hex(credential);
-    try {
-      await this.persist();
-    } catch (err) {
-      this.state.credential_sha256 = previous;
-      throw err;
+  /** A one-time code another device redeems with `join`. Only a paired device can ask (route auth). */
+  invite(name: string | undefined): InviteResponse {
+    const { code, expiresAtMs } = this.invites.create(name ?? null);
+    this.options.logger.info(`device invite issued${name ? ` for ${name}` : ''} (expires ${isoSeconds(expiresAtMs)})`);
+    return { code, expires_at: isoSeconds(expiresAtMs) };
+  }
+
+  async join(input: JoinRequest): Promise<PairedResponse> {
+    if (this.loadError) throw new ApiError('config_invalid', `Pairing state cannot be read: ${this.loadError}`);
+    this.checkBudget();
+    const invite = this.isPaired() ? this.invites.redeem(input.invite_code) : undefined;
+    if (!invite) {
+      await this.recordFailure(false);
+      throw new ApiError('invalid_invite');
     }
+    const { device, credential } = this.newDevice(input.device_name ?? invite.name ?? `Device ${this.state.devices.length + 1}`);
+    await this.change({ ...this.state, devices: [...this.state.devices, device] });
+    this.options.logger.info(`device joined: ${device.name}`);
+    return { credential, node_id: this.state.node_id, device_id: device.id };
+  }
+
+  /** Revokes one device at once; the last one gone means unpaired (a new code is logged). */
+  async revokeDevice(id: string): Promise<void> {
+    const device = this.state.devices.find((d) => d.id === id);
+    if (!device) throw new ApiError('not_found', `No device with id ${id}.`);
+    const devices = this.state.devices.filter((d) => d !== device);
+    if (devices.length === 0) return this.unpair(`device revoked: ${device.name}; no device left, pairing reset`);
+    await this.change({ ...this.state, devices });
+    this.options.logger.info(`device revoked: ${device.name}`);
+    this.notify({ type: 'revoked', deviceIds: [id] });
+  }
+
+  /** Replaces one device's credential; its old one stops working at once. */
+  async rotateCredential(deviceId: string): Promise<string> {
+    const credential = newCredential();
+    const devices = this.state.devices.map((d) => (d.id === deviceId ? { ...d, credential_sha256: sha256Hex(credential) } : d));
+    if (!this.state.devices.some((d) => d.id === deviceId)) throw new ApiError('unauthorized');
+    await this.change({ ...this.state, devices });
     this.options.logger.info('credential rotated');
-    this.notify('rotated');
+    this.notify({ type: 'revoked', deviceIds: [deviceId] });
     return credential;
   }
 
-  /** Forgets the credential and logs a new code. */
-  async reset(): Promise<void> {
-    const previous = { ...this.state };
-    this.state = { ...this.state, credential_sha256: null, paired_at: null, display_name: null };
+  /** Revokes every device and logs a new code. */
+  reset(): Promise<void> {
+    return this.unpair('pairing reset');
+  }
+
+  close(): void {
+    unwatchFile(this.options.file);
+    this.clearExpiryTimer();
+  }
+
+  private newDevice(name: string): { device: DeviceRecord; credential: string } {
+    const credential = newCredential();
+    const at = new Date(this.now()).toISOString();
+    return { credential, device: { id: randomUUID(), name, credential_sha256: sha256Hex(credential), paired_at: at, last_seen_at: at } };
+  }
+
+  private markSeen(device: DeviceRecord): void {
+    const now = this.now();
+    if (device.last_seen_at && now - Date.parse(device.last_seen_at) < SEEN_RESOLUTION_MS) return;
+    device.last_seen_at = new Date(now).toISOString();
+    this.persist().catch((err: Error) => this.options.logger.error(`error: could not record when a device was last seen: ${err.message}`));
+  }
+
+  private async unpair(message: string): Promise<void> {
+    const previous = this.state;
+    this.state = { ...this.state, devices: [], paired_at: null, display_name: null };
     try {
       await this.issueCode();
     } catch (err) {
       this.state = previous;
       throw err;
     }
-    this.options.logger.info('pairing reset');
-    this.notify('unpaired');
+    this.invites.clear();
+    this.options.logger.info(message);
+    this.notify({ type: 'unpaired' });
   }
 
-  close(): void {
-    unwatchFile(this.options.file);
-    this.clearExpiryTimer();
+  /** Applies a new state once it is on disk; on a failed write nothing changes. */
+  private async change(next: PairingFile): Promise<void> {
+    const previous = this.state;
+    this.state = next;
+    try {
+      await this.persist();
+    } catch (err) {
+      this.state = previous;
+      throw err;
+    }
   }
 
   private codeMatches(candidate: string): boolean {
@@ -239,26 +315,13 @@ export class PairingService {
     return digestEquals(candidate, sha256Hex(secret));
   }
 
-  private pruneFailures(): number[] {
-    const cutoff = this.now() - this.failureWindowMs;
-    this.state.recent_failures = this.state.recent_failures.filter((t) => t > cutoff);
-    return this.state.recent_failures;
-  }
-
-  private throwIfThrottled(): void {
-    const failures = this.pruneFailures();
-    if (failures.length < FAILURE_BUDGET) return;
-    const oldestInBudget = failures[failures.length - FAILURE_BUDGET];
-    const waitMs = oldestInBudget + this.failureWindowMs - this.now();
-    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new ApiError('too_many_requests', `Too many failed attempts; try again in ${retryAfter} s.`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+  private checkBudget(): void {
+    this.state.recent_failures = pruneFailures(this.state.recent_failures, this.now(), this.failureWindowMs);
+    throwIfThrottled(this.state.recent_failures, this.now(), this.failureWindowMs);
   }
 
   private async recordFailure(againstCode: boolean): Promise<void> {
-    this.pruneFailures();
-    this.state.recent_failures.push(this.now());
+    this.state.recent_failures = [...pruneFailures(this.state.recent_failures, this.now(), this.failureWindowMs), this.now()];
     if (againstCode) this.state.code_failures += 1;
     if (againstCode && this.state.code_failures >= FAILURES_PER_CODE) {
       await this.issueCode('rotated after repeated failures');
@@ -270,7 +333,7 @@ export class PairingService {
   private async issueCode(reason?: string): Promise<void> {
     this.code = newPairingCode();
     this.codeExpiresAtMs = this.now() + this.codeTtlMs;
-    this.state.code_expires_at = new Date(this.codeExpiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    this.state.code_expires_at = isoSeconds(this.codeExpiresAtMs);
     this.state.code_failures = 0;
     await this.persist();
     if (reason) this.options.logger.info(`pairing code ${reason}`);
@@ -303,7 +366,11 @@ export class PairingService {
     return this.writes.run('pairing', () => savePairingFile(this.options.file, this.state));
   }
 
-  private notify(event: 'paired' | 'unpaired' | 'rotated'): void {
+  private notify(event: PairingEvent): void {
     for (const listener of this.listeners) listener(event);
   }
+}
+
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

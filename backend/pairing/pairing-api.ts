@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Pairing and device types shared with clients (the renderer imports them type-only). */
+
+export interface PairingStatus {
+  bound: boolean;
+  pairing_required: boolean;
+  pairing_expires_at: string | null;
+  display_name: string | null;
+  bootstrap_mode: 'local' | 'managed';
+  /** Identifies this backend across addresses and ports (clients key their credential by it). */
+  node_id: string;
+  /** Only over TLS: `SHA256:AB:CD:…` of the served certificate, as in the `tls fingerprint:` log line. */
+  tls_fingerprint?: string;
+}
+
+/** A paired device as `GET /api/selfhost/devices` lists it. */
+export interface DeviceInfo {
+  id: string;
+  name: string;
+  paired_at: string;
+  last_seen_at: string | null;
+  /** True for the device whose credential made the request. */
+  current: boolean;
+}
+
+export interface DevicesResponse {
+  devices: DeviceInfo[];
+}
+
+/** `POST /api/selfhost/devices/invite`: a one-time 6-digit code, valid 10 minutes. */
+export interface InviteResponse {
+  code: string;
+  expires_at: string;
+}
+
+/** `POST /api/pairing/claim` and `POST /api/pairing/join`. */
+export interface PairedResponse {
+  credential: string;
+  node_id: string;
+  device_id: string;
+}
+
+const DeviceName = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+export const InviteRequestSchema = z.object({ name: DeviceName.optional() });
+
+export const JoinRequestSchema = z.object({
+  invite_code: z
+    .string({ error: 'invite_code is required: the 6-digit code shown by a paired device' })
+    .max(64, 'invite_code must be 6 digits'),
+  device_name: DeviceName.optional(),
+});
+
+export type JoinRequest = z.infer<typeof JoinRequestSchema>;
