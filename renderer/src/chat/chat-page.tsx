@@ -51,6 +51,8 @@ export function ChatPage() {
   const setChosenSession = (id: string | null, ws = wsId) => ws && setChosen({ ws, id });
   const [jump, setJump] = useState<{ messageId: string; nonce: number } | null>(null);
   const [createError, setCreateError] = useState<unknown>();
+  /** Phone width: the session list and the conversation are separate views (CSS shows one). */
+  const [phoneView, setPhoneView] = useState<'list' | 'chat' | null>(null);
 
   useEffect(preloadMarkdown, []);
 
@@ -65,6 +67,7 @@ export function ChatPage() {
     if (wsId && id) localStorage.setItem(sessionKey(wsId), id);
     setChosenSession(id);
     setJump(null);
+    if (id) setPhoneView('chat');
   };
 
   // Titles and order change when a turn ends anywhere (another window too).
@@ -81,6 +84,7 @@ export function ChatPage() {
       localStorage.setItem(sessionKey(wsId), s.id);
       setChosenSession(s.id);
       setJump(null);
+      setPhoneView('chat');
       await reload();
     } catch (err) {
       setCreateError(err);
@@ -95,6 +99,7 @@ export function ChatPage() {
     localStorage.setItem(sessionKey(hit.workspace_id), hit.session_id);
     setChosenSession(hit.session_id, hit.workspace_id);
     setJump({ messageId: hit.message_id, nonce: Date.now() });
+    setPhoneView('chat');
   };
 
   const ready = !info.loading && !info.noProvider && info.model !== null;
@@ -126,8 +131,10 @@ export function ChatPage() {
     );
   else main = <p className="muted">{t('common.loading')}</p>;
 
+  // Until the user picks, a phone opens on the list when there is one to pick from, else on the setup steps.
+  const view = phoneView ?? (workspace && ready && sessions && sessions.length > 0 ? 'list' : 'chat');
   return (
-    <div className="chat-page">
+    <div className="chat-page" data-view={view}>
       <aside className="chat-side" aria-label={t('chat.sessions')}>
         <h1 className="chat-h1">{t('chat.title')}</h1>
         {list.length > 0 && (
@@ -161,7 +168,15 @@ export function ChatPage() {
           />
         )}
       </aside>
-      <section className="chat-main">{main}</section>
+      <section className="chat-main">
+        <div className="chat-back">
+          <button type="button" className="btn btn-small" onClick={() => setPhoneView('list')}>
+            <span aria-hidden="true">‹ </span>
+            {t('chat.sessions')}
+          </button>
+        </div>
+        {main}
+      </section>
     </div>
   );
 }
