@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
-import { digestEquals, newCredential, newPairingCode, sha256Hex } from './secrets.js';
+import { digestEquals, sha256Hex } from './secrets.js';
+import { PairingCode } from './pairing-code.js';
 import { SerialQueue } from '../data/serial-queue.js';
-import { loadPairingFile, PairingFileError, savePairingFile, type DeviceRecord, type PairingFile } from './pairing-store.js';
+import {
+  emptyPairingState,
+  loadPairingFile,
+  PairingFileError,
+  savePairingFile,
+  type DeviceRecord,
+  type PairingFile,
+} from './pairing-store.js';
+import { createDevice, deviceByCredential, deviceInfos, withNewCredential } from './devices.js';
 import { FAILURE_WINDOW_MS, pruneFailures, throwIfThrottled } from './failure-budget.js';
 import { InviteBook, INVITE_TTL_MS } from './invites.js';
 import type { DeviceInfo, InviteResponse, JoinRequest, PairedResponse, PairingStatus } from './pairing-api.js';
@@ -39,17 +48,6 @@ export interface ClaimInput {
 export type PairingEvent = { type: 'paired' } | { type: 'unpaired' } | { type: 'revoked'; deviceIds: string[] };
 type Listener = (event: PairingEvent) => void;
 
-const EMPTY_STATE: PairingFile = {
-  node_id: 'unknown',
-  devices: [],
-  paired_at: null,
-  display_name: null,
-  code_expires_at: null,
-  code_failures: 0,
-  recent_failures: [],
-  consumed_bootstrap_sha256: [],
-};
-
 /**
  * The pairing state machine (spec section 3): unpaired ⇄ paired, with a 6-digit code logged while
  * unpaired, renewed on expiry and rotated after repeated failures. Paired means at least one device;
@@ -57,23 +55,20 @@ const EMPTY_STATE: PairingFile = {
  * and joins share one global failure budget, whoever sends them.
  */
 export class PairingService {
-  private state: PairingFile = EMPTY_STATE;
-  private code: string | null = null;
-  private codeExpiresAtMs = 0;
+  private state: PairingFile = emptyPairingState('unknown');
+  private readonly code: PairingCode;
   private readonly writes = new SerialQueue();
   private loadError: string | null = null;
   /** Set synchronously by the winning claim, so concurrent correct claims see "paired". */
   private claimInFlight = false;
-  private expiryTimer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<Listener>();
   private readonly now: () => number;
-  private readonly codeTtlMs: number;
   private readonly failureWindowMs: number;
   private readonly invites: InviteBook;
 
   constructor(private readonly options: PairingOptions) {
     this.now = options.now ?? Date.now;
-    this.codeTtlMs = options.codeTtlMs ?? CODE_TTL_MS;
+    this.code = new PairingCode(this.now, options.codeTtlMs ?? CODE_TTL_MS);
     this.failureWindowMs = options.failureWindowMs ?? FAILURE_WINDOW_MS;
     this.invites = new InviteBook(this.now, options.inviteTtlMs ?? INVITE_TTL_MS);
   }
@@ -136,14 +131,10 @@ export class PairingService {
     };
   }
 
-  /**
-   * The id of the device `credential` belongs to, or undefined. Every digest is compared (constant
-   * time each), so the answer's timing does not tell which device matched.
-   */
+  /** The id of the device `credential` belongs to, or undefined. */
   authenticate(credential: string | undefined): string | undefined {
     if (!credential || this.loadError) return undefined;
-    let match: DeviceRecord | undefined;
-    for (const device of this.state.devices) if (digestEquals(credential, device.credential_sha256)) match = device;
+    const match = deviceByCredential(this.state.devices, credential);
     if (match) this.markSeen(match);
     return match?.id;
   }
@@ -154,13 +145,7 @@ export class PairingService {
   }
 
   devices(currentId: string | undefined): DeviceInfo[] {
-    return this.state.devices.map((d) => ({
-      id: d.id,
-      name: d.name,
-      paired_at: d.paired_at,
-      last_seen_at: d.last_seen_at,
-      current: d.id === currentId,
-    }));
+    return deviceInfos(this.state.devices, currentId);
   }
 
   async claim(input: ClaimInput): Promise<PairedResponse> {
@@ -182,7 +167,7 @@ export class PairingService {
 
     // Decided synchronously above: only one caller can pass this point.
     this.claimInFlight = true;
-    const { device, credential } = this.newDevice(input.display_name ?? 'First device');
+    const { device, credential } = createDevice(input.display_name ?? 'First device', this.now());
     const previous = this.state;
     this.state = {
       ...this.state,
@@ -204,8 +189,7 @@ export class PairingService {
     } finally {
       this.claimInFlight = false;
     }
-    this.code = null;
-    this.clearExpiryTimer();
+    this.code.clear();
     if (hasSecret) await this.options.onBootstrapConsumed?.().catch(() => undefined);
     this.options.logger.info(`paired with ${input.display_name ?? 'a client'}`);
     this.notify({ type: 'paired' });
@@ -227,7 +211,8 @@ export class PairingService {
       await this.recordFailure(false);
       throw new ApiError('invalid_invite');
     }
-    const { device, credential } = this.newDevice(input.device_name ?? invite.name ?? `Device ${this.state.devices.length + 1}`);
+    const name = input.device_name ?? invite.name ?? `Device ${this.state.devices.length + 1}`;
+    const { device, credential } = createDevice(name, this.now());
     await this.change({ ...this.state, devices: [...this.state.devices, device] });
     this.options.logger.info(`device joined: ${device.name}`);
     return { credential, node_id: this.state.node_id, device_id: device.id };
@@ -246,9 +231,9 @@ export class PairingService {
 
   /** Replaces one device's credential; its old one stops working at once. */
   async rotateCredential(deviceId: string): Promise<string> {
-    const credential = newCredential();
-    const devices = this.state.devices.map((d) => (d.id === deviceId ? { ...d, credential_sha256: sha256Hex(credential) } : d));
-    if (!this.state.devices.some((d) => d.id === deviceId)) throw new ApiError('unauthorized');
+    const renewed = withNewCredential(this.state.devices, deviceId);
+    if (!renewed) throw new ApiError('unauthorized');
+    const { devices, credential } = renewed;
     await this.change({ ...this.state, devices });
     this.options.logger.info('credential rotated');
     this.notify({ type: 'revoked', deviceIds: [deviceId] });
@@ -262,13 +247,7 @@ export class PairingService {
 
   close(): void {
     unwatchFile(this.options.file);
-    this.clearExpiryTimer();
-  }
-
-  private newDevice(name: string): { device: DeviceRecord; credential: string } {
-    const credential = newCredential();
-    const at = new Date(this.now()).toISOString();
-    return { credential, device: { id: randomUUID(), name, credential_sha256: sha256Hex(credential), paired_at: at, last_seen_at: at } };
+    this.code.clear();
   }
 
   private markSeen(device: DeviceRecord): void {
@@ -305,8 +284,7 @@ export class PairingService {
   }
 
   private codeMatches(candidate: string): boolean {
-    if (this.code === null || this.codeExpiresAtMs <= this.now()) return false;
-    return digestEquals(candidate, sha256Hex(this.code));
+    return this.code.matches(candidate);
   }
 
   private secretMatches(candidate: string): boolean {
@@ -331,34 +309,17 @@ export class PairingService {
   }
 
   private async issueCode(reason?: string): Promise<void> {
-    this.code = newPairingCode();
-    this.codeExpiresAtMs = this.now() + this.codeTtlMs;
-    this.state.code_expires_at = isoSeconds(this.codeExpiresAtMs);
+    const { code, expiresAtMs } = this.code.issue(() => {
+      if (this.isPaired()) return;
+      this.issueCode('expired; new code issued').catch((err: Error) => {
+        this.options.logger.error(`error: could not renew the pairing code: ${err.message}`);
+      });
+    });
+    this.state.code_expires_at = isoSeconds(expiresAtMs);
     this.state.code_failures = 0;
     await this.persist();
     if (reason) this.options.logger.info(`pairing code ${reason}`);
-    this.options.logger.info(`pairing code: ${this.code} (expires ${this.state.code_expires_at})`);
-    this.scheduleRenewal(this.codeExpiresAtMs);
-  }
-
-  private scheduleRenewal(at: number): void {
-    this.clearExpiryTimer();
-    // setTimeout holds at most ~24.8 days; the code lives 24 h.
-    this.expiryTimer = setTimeout(
-      () => {
-        if (this.isPaired()) return;
-        this.issueCode('expired; new code issued').catch((err: Error) => {
-          this.options.logger.error(`error: could not renew the pairing code: ${err.message}`);
-        });
-      },
-      Math.max(0, at - this.now()),
-    );
-    this.expiryTimer.unref();
-  }
-
-  private clearExpiryTimer(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
+    this.options.logger.info(`pairing code: ${code} (expires ${this.state.code_expires_at})`);
   }
 
   /** Writes run one at a time and each writes the state as it is when it runs, so the newest wins. */

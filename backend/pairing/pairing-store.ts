@@ -34,6 +34,10 @@ export type PairingFile = z.infer<typeof PairingFileSchema>;
 
 export class PairingFileError extends Error {}
 
+export function emptyPairingState(nodeId: string): PairingFile {
+  return PairingFileSchema.parse({ node_id: nodeId });
+}
+
 /** A data directory from before devices: its one credential becomes the first device. */
 function migrateSingleCredential(state: PairingFile, newId: () => string): PairingFile {
   const { credential_sha256: legacy, ...rest } = state;
@@ -50,7 +54,7 @@ function migrateSingleCredential(state: PairingFile, newId: () => string): Pairi
 
 export async function loadPairingFile(file: string, newNodeId: () => string): Promise<PairingFile> {
   const text = await readIfExists(file);
-  if (text === undefined) return PairingFileSchema.parse({ node_id: newNodeId() });
+  if (text === undefined) return emptyPairingState(newNodeId());
   let json: unknown;
   try {
     json = JSON.parse(text);
