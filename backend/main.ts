@@ -1,18 +1,23 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
 import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
 import { inUtilityProcess, watchParent } from './cli/parent-watch.js';
 import { resetPairing } from './cli/reset-pairing.js';
 import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
+import { loadTlsMaterial, type TlsMaterial } from './selfhost/tls-material.js';
 import { createService, type Service } from './service.js';
 import { VERSION } from './version.js';
 
 const SHUTDOWN_GRACE_MS = 1500;
 const SWAP_HOST = '127.0.0.1';
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+/** Idle and slow-client limits shared by both listeners. */
+const LISTENER_LIMITS = { keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 10_000 };
+
+function listen(server: Server | TlsServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -39,8 +44,10 @@ async function serve(options: CliOptions): Promise<void> {
   let service: Service;
   let lock: InstanceLock;
   let extraCas: string[] = [];
+  let clientCas: string[] | undefined;
   try {
     extraCas = options.caCerts ? readCaCertificates(options.caCerts) : [];
+    clientCas = options.clientCa ? readCaCertificates(options.clientCa, '-client-ca') : undefined;
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);
     process.exit(1);
@@ -67,25 +74,47 @@ async function serve(options: CliOptions): Promise<void> {
   if (!isLoopbackAddress(options.host)) {
     logger.error(`warning: listening on non-loopback address ${options.host}; anyone who can reach it can try to pair`);
   }
+  let tlsMaterial: TlsMaterial | undefined;
+  try {
+    tlsMaterial = await loadTlsMaterial(options.tls, {
+      selfhostDir: service.paths.selfhostDir,
+      host: options.host,
+      log: (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)),
+    });
+  } catch (err) {
+    process.stderr.write(`error: TLS: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
 
-  const server = createServer(service.app);
-  server.keepAliveTimeout = 5000;
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  // HTTPS and WSS share the one port: the WebSocket upgrade arrives on the TLS server as on plain HTTP.
+  const server = tlsMaterial
+    ? createTlsServer(
+        {
+          cert: tlsMaterial.cert,
+          key: tlsMaterial.key,
+          minVersion: 'TLSv1.2',
+          // mTLS: without a certificate signed by the client CA the handshake fails.
+          ...(clientCas ? { ca: clientCas, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        service.app,
+      )
+    : createServer(service.app);
+  Object.assign(server, LISTENER_LIMITS);
   service.ws.attach(server);
   const port = await listen(server, options.port, options.host).catch((err: NodeJS.ErrnoException) =>
-    listenFailure(err, 'HTTP', options.host, options.port),
+    listenFailure(err, tlsMaterial ? 'HTTPS' : 'HTTP', options.host, options.port),
   );
   service.setPort(port);
-  const url = `http://${formatHost(options.host)}:${port}`;
+  if (tlsMaterial) service.setTlsFingerprint(tlsMaterial.fingerprint);
+  const url = `${tlsMaterial ? 'https' : 'http'}://${formatHost(options.host)}:${port}`;
 
   let swapServer: Server | undefined;
   let swapUrl: string | null = null;
   if (service.swapApp && options.swapPort !== 'off') {
     const swapPortWanted = options.swapPort;
     swapServer = createServer(service.swapApp);
-    swapServer.keepAliveTimeout = 5000;
-    swapServer.requestTimeout = 30_000;
+    swapServer.keepAliveTimeout = LISTENER_LIMITS.keepAliveTimeout;
+    swapServer.requestTimeout = LISTENER_LIMITS.requestTimeout;
     // The swap builder has no credential: it is only ever bound to the loopback.
     const swapPort = await listen(swapServer, swapPortWanted, SWAP_HOST).catch((err: NodeJS.ErrnoException) =>
       listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
@@ -125,6 +154,8 @@ async function serve(options: CliOptions): Promise<void> {
   });
   // Announced last: whoever reads these lines finds the lock naming this backend with no write in
   // flight, and a SIGINT/SIGTERM sent as soon as they appear reaches the shutdown handler.
+  if (clientCas) logger.info(`mutual TLS: clients need a certificate signed by ${options.clientCa}`);
+  if (tlsMaterial) logger.info(`tls fingerprint: ${tlsMaterial.fingerprint}`);
   logger.info(`listening on ${url}`);
   if (swapUrl) logger.info(`swap builder listening on ${swapUrl}`);
 }

@@ -31,6 +31,7 @@ import {
 import { accessLog, isReleaseMode } from './log/access-log.js';
 import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
+import { INVITE_TTL_MS } from './pairing/invites.js';
 import { createSwapApp } from './swap/swap-app.js';
 import { VERSION } from './version.js';
 import { SkillToolSource } from './skills/skill-tools.js';
@@ -75,6 +76,8 @@ export interface Service {
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
+  /** Set by the entry point when the listener serves TLS: own origins are https, status shows the fingerprint. */
+  setTlsFingerprint(fingerprint: string): void;
   setSwapPort(port: number): void;
   close(): void;
 }
@@ -82,7 +85,7 @@ export interface Service {
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
 const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-  "connect-src 'self' ws: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "connect-src 'self' ws: wss: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function positiveMs(value: string | undefined): number | undefined {
   const n = value === undefined ? NaN : Number(value);
@@ -118,15 +121,18 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     // Test knobs: shorter code life and failure window (never longer than the defaults).
     codeTtlMs: positiveMs(env.SERVICE_PAIRING_CODE_TTL_MS),
     failureWindowMs: positiveMs(env.SERVICE_PAIRING_FAILURE_WINDOW_MS),
+    inviteTtlMs: shorterMs(env.SERVICE_INVITE_TTL_MS, INVITE_TTL_MS),
   });
   await pairing.init();
 
   let port = 0;
   let swapPort = 0;
+  let tlsFingerprint: string | null = null;
   const extraOrigins = [DESKTOP_RENDERER_ORIGIN, ...(options.allowOrigins ?? [])];
   const policy: OriginPolicy = {
     loopbackBind: isLoopbackAddress(options.host),
     port: () => port,
+    secure: () => tlsFingerprint !== null,
     extraOrigins: () => extraOrigins,
   };
   // The swap listener also answers the UI served by the assistant listener (its swap form).
@@ -146,7 +152,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(hostOriginGuard(policy));
   app.use(requireJsonBody);
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
-  app.use(pairingRoutes(pairing));
+  app.use(pairingRoutes(pairing, () => tlsFingerprint));
   app.use(express.json({ limit: '1mb' }));
   app.use(limitJsonDepth);
   // The built renderer: public like /health (the page holds no secret until the user pairs).
@@ -208,6 +214,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     options,
     setPort(p) {
       port = p;
+    },
+    setTlsFingerprint(fingerprint) {
+      tlsFingerprint = fingerprint;
     },
     setSwapPort(p) {
       swapPort = p;

@@ -16,6 +16,7 @@ import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
+import { tlsFigures } from './tls-bench.js';
 import { wsFanOut } from './ws-bench.js';
 
 const GROUPS: Record<string, () => Promise<Figure[]>> = {
@@ -29,6 +30,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
+  tls: () => tlsFigures(),
 };
 
 function num(v: number | undefined): string {

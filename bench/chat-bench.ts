@@ -15,12 +15,12 @@ import { Aimock } from '../test/helpers/aimock.js';
 import { TSC_BACKEND, figure, pair, startListener, type Figure, type Listener } from './bench-kit.js';
 import { percentile } from './stats.js';
 
-const TOKENS = 200;
-const TEXT = Array.from({ length: TOKENS }, (_, i) => `k${String(i).padStart(3, '0')} `).join('');
+export const TOKENS = 200;
+export const TEXT = Array.from({ length: TOKENS }, (_, i) => `k${String(i).padStart(3, '0')} `).join('');
 const TOKEN = /k\d{3}/g;
 
 /** Forwards to aimock and stamps, per token, when its chunk was written toward the reader. */
-class Tap {
+export class Tap {
   stamps = new Map<string, number>();
   url = '';
   private server!: Server;
@@ -53,7 +53,7 @@ class Tap {
   }
 }
 
-async function direct(tap: Tap): Promise<number[]> {
+export async function direct(tap: Tap): Promise<number[]> {
   tap.stamps.clear();
   const seen = new Map<string, number>();
   const res = await fetch(`${tap.url}/v1/chat/completions`, {
@@ -69,7 +69,7 @@ async function direct(tap: Tap): Promise<number[]> {
   return [...seen].map(([k, t]) => t - (tap.stamps.get(k) ?? t));
 }
 
-async function viaBackend(tap: Tap, base: string, credential: string, ws: WebSocket, sid: string): Promise<number[]> {
+export async function viaBackend(tap: Tap, base: string, credential: string, ws: WebSocket, sid: string): Promise<number[]> {
   tap.stamps.clear();
   const seen = new Map<string, number>();
   const done = new Promise<void>((resolve) => {

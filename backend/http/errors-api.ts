@@ -11,6 +11,7 @@ export const ERROR_CATALOG = {
   no_model: { status: 400, message: 'No model resolves for this workspace.' },
   unauthorized: { status: 401, message: 'A valid credential is required.' },
   invalid_pairing: { status: 401, message: 'The pairing code or bootstrap secret is invalid or expired.' },
+  invalid_invite: { status: 401, message: 'The invite code is invalid, expired or already used.' },
   forbidden_host: { status: 403, message: 'The Host header is not allowed.' },
   forbidden_origin: { status: 403, message: 'The Origin is not allowed.' },
   not_found: { status: 404, message: 'Not found.' },

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { credentialFromHeaders } from '../auth/credential.js';
@@ -10,6 +11,8 @@ import { ClientMessageSchema, type ClientMessage, type ConfigResource, type Serv
 
 interface Client {
   socket: WebSocket;
+  /** The paired device whose credential opened the socket (closed when it is revoked). */
+  deviceId: string;
   topics: Set<string>;
   alive: boolean;
   /** Per-connection state of message handlers registered by other areas (chat resume). */
@@ -57,11 +60,12 @@ export class WsHub {
     this.keepalive.unref();
     this.unsubscribeLog = deps.logger.subscribe((entry) => this.sendLog(entry));
     deps.pairing.onChange((event) => {
-      if (event !== 'paired') this.closeAll(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      if (event.type === 'unpaired') this.closeAll(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      if (event.type === 'revoked') this.closeDevices(event.deviceIds);
     });
   }
 
-  attach(server: Server): void {
+  attach(server: Server | TlsServer): void {
     server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket, head));
   }
 
@@ -76,15 +80,21 @@ export class WsHub {
     const verdict = checkHostAndOrigin(this.deps.policy, req.headers);
     if (!verdict.ok) return rejectUpgrade(socket, 403, verdict.error);
     const credential = url.searchParams.get('service_credential') ?? credentialFromHeaders(req.headers);
-    if (!this.deps.pairing.verify(credential ?? undefined)) {
+    const deviceId = this.deps.pairing.authenticate(credential ?? undefined);
+    if (!deviceId) {
       return rejectUpgrade(socket, 401, { code: 'unauthorized', message: 'A valid credential is required.' });
     }
     this.wss ??= import('ws').then(({ WebSocketServer: Server }) => new Server({ noServer: true, maxPayload: 64 * 1024 }));
-    void this.wss.then((wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws)));
+    void this.wss.then((wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, deviceId)));
   }
 
-  private accept(socket: WebSocket): void {
-    const client: Client = { socket, topics: new Set(), alive: true, state: new Map() };
+  private accept(socket: WebSocket, deviceId: string): void {
+    // Revoked while the upgrade was being completed: never let the socket live.
+    if (!this.deps.pairing.devices(undefined).some((d) => d.id === deviceId)) {
+      socket.close(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      return;
+    }
+    const client: Client = { socket, deviceId, topics: new Set(), alive: true, state: new Map() };
     this.clients.add(client);
     socket.on('pong', () => {
       client.alive = true;
@@ -167,6 +177,17 @@ export class WsHub {
       }
       client.alive = false;
       client.socket.ping();
+    }
+  }
+
+  /** Closes the sockets of revoked (or rotated) devices at once. */
+  private closeDevices(deviceIds: readonly string[]): void {
+    for (const client of this.clients) {
+      if (!deviceIds.includes(client.deviceId)) continue;
+      // Out of the set first: not one more broadcast reaches it, even before the peer acknowledges.
+      this.clients.delete(client);
+      client.socket.close(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      setTimeout(() => client.socket.terminate(), 2000).unref();
     }
   }
 

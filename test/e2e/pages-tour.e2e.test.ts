@@ -20,6 +20,7 @@ const VIEWPORTS = [
   [1280, 800],
   [900, 700],
   [700, 700],
+  [390, 844],
 ] as const;
 
 /** Nothing scrolls sideways: the page and its main column fit the window. */
@@ -34,7 +35,7 @@ async function assertFits(page: Page, where: string): Promise<void> {
   assert.ok(overflow.doc <= 0 && overflow.main <= 0, `${where} overflows sideways: ${JSON.stringify(overflow)}`);
 }
 
-/** Every page at 1280×800, 900×700 and 700×700: axe-core finds nothing serious, nothing overflows, a screenshot of each. */
+/** Every page at 1280×800, 900×700, 700×700 and 390×844 (a phone): axe-core finds nothing serious, nothing overflows, a screenshot of each. */
 describe('every page: accessibility, narrow windows, screenshots', { timeout: 300_000 }, () => {
   let proc: BackendProcess;
   let browser: Browser;

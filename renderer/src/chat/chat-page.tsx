@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useState, useSyncExternalStore } from 'react';
 import { useApi, useLiveMessages, useResource } from '../api/session';
 import { listOf, path, type WorkspaceEntry } from '../api/resources';
 import { useT } from '../i18n/i18n';
@@ -13,6 +13,19 @@ import { SessionList, sessionTitle } from './session-list';
 import './chat.css';
 
 const WS_KEY = 'service.chat.workspace';
+/** The width below which chat.css shows the list and the conversation as separate views. */
+const PHONE = '(max-width: 600px)';
+
+function usePhoneWidth(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = window.matchMedia(PHONE);
+      query.addEventListener('change', onChange);
+      return () => query.removeEventListener('change', onChange);
+    },
+    () => window.matchMedia(PHONE).matches,
+  );
+}
 const sessionKey = (ws: string) => `service.chat.session.${ws}`;
 
 function useSessions(workspaceId: string | null) {
@@ -51,6 +64,9 @@ export function ChatPage() {
   const setChosenSession = (id: string | null, ws = wsId) => ws && setChosen({ ws, id });
   const [jump, setJump] = useState<{ messageId: string; nonce: number } | null>(null);
   const [createError, setCreateError] = useState<unknown>();
+  /** Phone width: the session list and the conversation are separate views (CSS shows one). */
+  const [phoneView, setPhoneView] = useState<'list' | 'chat' | null>(null);
+  const phone = usePhoneWidth();
 
   useEffect(preloadMarkdown, []);
 
@@ -65,6 +81,7 @@ export function ChatPage() {
     if (wsId && id) localStorage.setItem(sessionKey(wsId), id);
     setChosenSession(id);
     setJump(null);
+    if (id) setPhoneView('chat');
   };
 
   // Titles and order change when a turn ends anywhere (another window too).
@@ -81,6 +98,7 @@ export function ChatPage() {
       localStorage.setItem(sessionKey(wsId), s.id);
       setChosenSession(s.id);
       setJump(null);
+      setPhoneView('chat');
       await reload();
     } catch (err) {
       setCreateError(err);
@@ -95,6 +113,7 @@ export function ChatPage() {
     localStorage.setItem(sessionKey(hit.workspace_id), hit.session_id);
     setChosenSession(hit.session_id, hit.workspace_id);
     setJump({ messageId: hit.message_id, nonce: Date.now() });
+    setPhoneView('chat');
   };
 
   const ready = !info.loading && !info.noProvider && info.model !== null;
@@ -126,8 +145,10 @@ export function ChatPage() {
     );
   else main = <p className="muted">{t('common.loading')}</p>;
 
+  // Until the user picks, a phone opens on the list (with "New chat") once chat is set up, else on the setup steps.
+  const view = phoneView ?? (workspace && ready ? 'list' : 'chat');
   return (
-    <div className="chat-page">
+    <div className="chat-page" data-view={view}>
       <aside className="chat-side" aria-label={t('chat.sessions')}>
         <h1 className="chat-h1">{t('chat.title')}</h1>
         {list.length > 0 && (
@@ -161,7 +182,17 @@ export function ChatPage() {
           />
         )}
       </aside>
-      <section className="chat-main">{main}</section>
+      <section className="chat-main">
+        <div className="chat-back">
+          {/* The page's heading while the list (which holds the visible one) is hidden on a phone. */}
+          {phone && view === 'chat' && <h1 className="sr-only">{t('chat.title')}</h1>}
+          <button type="button" className="btn btn-small" onClick={() => setPhoneView('list')}>
+            <span aria-hidden="true">‹ </span>
+            {t('chat.sessions')}
+          </button>
+        </div>
+        {main}
+      </section>
     </div>
   );
 }
