@@ -2,7 +2,9 @@ import { defaultDataDir } from '../data/data-dir.js';
 import { assertNever } from '../util/never.js';
 
 export interface CliOptions {
-  command: 'serve' | 'reset-pairing' | 'version' | 'help';
+  command: 'serve' | 'reset-pairing' | 'version' | 'help' | 'backup' | 'restore';
+  /** `restore FILE`: the snapshot to restore (a path, or a name in the data directory's backups/). */
+  restoreFile?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -21,6 +23,9 @@ export const USAGE = `usage: service [flags] [command]
 commands:
   (none)          run the service
   reset-pairing   forget the credential; the next start logs a new pairing code
+  backup          write a snapshot of the data directory into its backups/ folder
+  restore FILE    restore a snapshot (verified first; the current state is backed up before);
+                  FILE is a path or a name listed in backups/. Stop the service first
   version         print the version
 
 flags (single or double dash; "-flag value" or "-flag=value"):
@@ -72,6 +77,7 @@ function parseOrigin(value: string): string {
 
 const VALUE_FLAGS = ['port', 'host', 'data', 'mcp', 'model', 'swap-port', 'allow-origin', 'ca-certs'] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
+const COMMANDS = ['reset-pairing', 'version', 'backup', 'restore'] as const;
 
 /** Go-style flags: `-port 8080`, `-port=8080`, `--port 8080`, `--port=8080`. */
 export function parseArgs(argv: readonly string[]): CliOptions {
@@ -87,9 +93,13 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('-') || arg === '-' || arg === '--') {
+      if (options.command === 'restore' && options.restoreFile === undefined) {
+        options.restoreFile = arg;
+        continue;
+      }
       if (commandSeen) throw new UsageError(`unexpected argument "${arg}"`);
-      if (arg !== 'reset-pairing' && arg !== 'version') throw new UsageError(`unknown command "${arg}"`);
-      options.command = arg;
+      if (!(COMMANDS as readonly string[]).includes(arg)) throw new UsageError(`unknown command "${arg}"`);
+      options.command = arg as (typeof COMMANDS)[number];
       commandSeen = true;
       continue;
     }
@@ -109,6 +119,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     }
     applyFlag(options, name as ValueFlag, value);
   }
+  if (options.command === 'restore' && !options.restoreFile) throw new UsageError('restore needs the snapshot: restore FILE');
   return options;
 }
 
