@@ -30,6 +30,7 @@ export const INVOKE = {
   credentialStore: 'credential:store',
   credentialRead: 'credential:read',
   credentialClear: 'credential:clear',
+  themeSet: 'theme:set',
 } as const;
 
 /** Main -> renderer events (webContents.send). */
@@ -63,6 +64,7 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
     }),
     'credential:read': noPayload,
     'credential:clear': noPayload,
+    'theme:set': z.strictObject({ choice: z.enum(['system', 'light', 'dark'], 'must be "system", "light" or "dark"') }),
   } satisfies Record<InvokeChannel, z.ZodType>;
 })();
 
@@ -79,6 +81,7 @@ export interface ResponseValues {
   'credential:store': null;
   'credential:read': string | null;
   'credential:clear': null;
+  'theme:set': null;
 }
 
 export interface EventPayloads {
@@ -136,5 +139,9 @@ export interface ServiceAppApi {
     store(credential: string): Promise<IpcResult<null>>;
     read(): Promise<IpcResult<string | null>>;
     clear(): Promise<IpcResult<null>>;
+  };
+  theme: {
+    /** The renderer's theme choice, so the window's own parts (title bar, menus, dialogs) match (nativeTheme). */
+    set(choice: 'system' | 'light' | 'dark'): Promise<IpcResult<null>>;
   };
 }

@@ -1,4 +1,4 @@
-import { ipcMain, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
+import { ipcMain, nativeTheme, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import { EVENTS, INVOKE, type EventChannel, type EventPayloads, type InvokeChannel } from '../ipc/contract.js';
 import { handleRequest, type InvokeHandler } from '../ipc/validate.js';
 import type { LogBuffer } from '../logs/log-buffer.js';
@@ -51,6 +51,11 @@ export function registerIpc(deps: IpcDeps): void {
   handle(INVOKE.credentialRead, () => credentials.read());
   handle(INVOKE.credentialClear, async () => {
     await credentials.clear();
+    return null;
+  });
+  handle(INVOKE.themeSet, ({ choice }) => {
+    // `system` follows the OS; the renderer's prefers-color-scheme follows nativeTheme either way.
+    nativeTheme.themeSource = choice;
     return null;
   });
 

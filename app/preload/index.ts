@@ -34,6 +34,9 @@ const api = {
     read: () => ipcRenderer.invoke(INVOKE.credentialRead),
     clear: () => ipcRenderer.invoke(INVOKE.credentialClear),
   },
+  theme: {
+    set: (choice) => ipcRenderer.invoke(INVOKE.themeSet, { choice }),
+  },
 } satisfies ServiceAppApi;
 
 contextBridge.exposeInMainWorld('serviceApp', api);

@@ -60,7 +60,12 @@ export class BackupStore {
       let at = this.now();
       let name = backupName(at, kind);
       // Two in the same millisecond (a script calling `backup` twice): the later one moves on by 1 ms.
-      while (await fs.stat(path.join(this.dir, name)).then(() => true, () => false)) {
+      while (
+        await fs.stat(path.join(this.dir, name)).then(
+          () => true,
+          () => false,
+        )
+      ) {
         at = new Date(at.getTime() + 1);
         name = backupName(at, kind);
       }

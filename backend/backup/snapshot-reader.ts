@@ -93,7 +93,8 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
   } catch (err) {
     await Promise.allSettled(pending);
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new SnapshotInvalidError(`cannot read ${file}: ${(err as Error).message}`);
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+      throw new SnapshotInvalidError(`cannot read ${file}: ${(err as Error).message}`);
     throw new SnapshotInvalidError(`the snapshot is damaged: ${(err as Error).message}`);
   }
   if (problem) throw new SnapshotInvalidError(`the snapshot is not a valid backup: ${problem}`);

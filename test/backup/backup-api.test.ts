@@ -77,7 +77,10 @@ describe('backups through the API', () => {
     assert.match(refused.body.error.message, /damaged.*nothing was changed/);
     assert.deepEqual(treeOf(proc.dataDir), current);
     assert.deepEqual(backupsOf(proc.dataDir), listing);
-    assert.equal((await api(proc.url, 'POST', '/api/backups/backup-2026-01-02T00-00-00-000Z-manual.tar.gz/restore', { credential })).status, 404);
+    assert.equal(
+      (await api(proc.url, 'POST', '/api/backups/backup-2026-01-02T00-00-00-000Z-manual.tar.gz/restore', { credential })).status,
+      404,
+    );
 
     const listeningLines = proc.lines.length;
     const restore = await api(proc.url, 'POST', `/api/backups/${snap.body.name}/restore`, { credential });

@@ -169,7 +169,11 @@ describe('backup and restore sub-commands', () => {
     const dailies = backupsOf(dataDir).filter((n) => n.endsWith('-daily.tar.gz'));
     assert.equal(dailies.length, 7);
     assert.ok(dailies.includes(line[1]), 'the new one is kept');
-    assert.deepEqual(dailies.filter((n) => n !== line[1]), old.slice(2), 'the two oldest are gone');
+    assert.deepEqual(
+      dailies.filter((n) => n !== line[1]),
+      old.slice(2),
+      'the two oldest are gone',
+    );
     assert.ok(backupsOf(dataDir).includes(oldManual) && backupsOf(dataDir).includes(path.basename(manual)));
   });
 });

@@ -66,7 +66,9 @@ export async function packEntries(file: string, entries: RawEntry[]): Promise<vo
   pack.pipe(out);
   for (const e of entries) {
     const type = e.type ?? 'File';
-    const entry = new ReadEntry(new Header({ path: e.path, type, size: e.body?.length ?? 0, mode: 0o600, linkpath: e.linkpath, mtime: new Date() }));
+    const entry = new ReadEntry(
+      new Header({ path: e.path, type, size: e.body?.length ?? 0, mode: 0o600, linkpath: e.linkpath, mtime: new Date() }),
+    );
     if (e.body) entry.write(e.body);
     entry.end();
     pack.write(entry);

@@ -10,7 +10,12 @@ describe('backup names and retention', () => {
     const name = backupName(at('2026-11-24T10:05:06.789Z'), 'pre-update');
     assert.equal(name, 'backup-2026-11-24T10-05-06-789Z-pre-update.tar.gz');
     assert.deepEqual(parseBackupName(name), { kind: 'pre-update', at: at('2026-11-24T10:05:06.789Z') });
-    for (const other of ['../x.tar.gz', 'backup-2026-11-24T10-05-06-789Z-weekly.tar.gz', 'backup-2026-13-40T10-05-06-789Z-daily.tar.gz', '.tmp-x']) {
+    for (const other of [
+      '../x.tar.gz',
+      'backup-2026-11-24T10-05-06-789Z-weekly.tar.gz',
+      'backup-2026-13-40T10-05-06-789Z-daily.tar.gz',
+      '.tmp-x',
+    ]) {
       assert.equal(parseBackupName(other), null, other);
     }
   });
@@ -36,7 +41,20 @@ describe('backup names and retention', () => {
 
   it('paths from a snapshot stay inside the data directory and outside backups/, trash/ and the lock', () => {
     for (const ok of ['config.yaml', 'workspaces/w1/sessions/s.jsonl', 'a..b/c']) assert.equal(isSafeRelative(ok), true, ok);
-    for (const bad of ['', '/etc/passwd', '../x', 'a/../../x', 'a//b', './a', 'C:/x', 'a\\..\\b', 'backups/x', 'trash/y', 'selfhost/instance.lock', 'a\0b']) {
+    for (const bad of [
+      '',
+      '/etc/passwd',
+      '../x',
+      'a/../../x',
+      'a//b',
+      './a',
+      'C:/x',
+      'a\\..\\b',
+      'backups/x',
+      'trash/y',
+      'selfhost/instance.lock',
+      'a\0b',
+    ]) {
       assert.equal(isSafeRelative(bad), false, JSON.stringify(bad));
     }
   });

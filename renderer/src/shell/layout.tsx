@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
 import { NavIcon } from './icons';
+import { ThemePicker } from '../theme/theme-picker';
 import { LanguagePicker } from './language-picker';
 import { LiveIndicator } from './live-indicator';
 import { OfflineGate } from './offline-gate';
@@ -42,6 +43,7 @@ export function Layout(props: { route: Route; onNavigate(route: Route): void; ba
         <div className="sidebar-foot">
           <LiveIndicator />
           <LanguagePicker />
+          <ThemePicker />
         </div>
       </aside>
       <main className="content" id="main">

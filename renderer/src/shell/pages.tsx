@@ -1,4 +1,5 @@
 import { ChatPage } from '../chat/chat-page';
+import { BackupsPage } from '../backups/backups-page';
 import { LogsPage } from '../logs/logs-page';
 import { ProvidersPage } from '../providers/providers-page';
 import { ProfilesPage } from '../profiles/profiles-page';
@@ -27,6 +28,8 @@ function page(route: Route, baseUrl: string) {
       return <SkillsPage />;
     case 'logs':
       return <LogsPage />;
+    case 'backups':
+      return <BackupsPage />;
     case 'swap':
       return <SwapPage />;
     case 'connection':
