@@ -40,7 +40,6 @@ export const enDesk = {
   'keys.sheet': 'This list of shortcuts',
   'keys.send': 'Send the message',
   'keys.newline': 'New line in the message',
-  'keys.clear': 'Clear the conversation view',
   'palette.title': 'Command palette',
   'palette.placeholder': 'Type a chat title, a page or an action',
   'palette.empty': 'Nothing matches.',
@@ -48,7 +47,6 @@ export const enDesk = {
   'palette.group.action': 'Action',
   'palette.group.page': 'Page',
   'palette.group.session': 'Chat in {workspace}',
-  'palette.open': 'Command palette (Ctrl+K)',
   'palette.themeTo': 'Theme: {theme}',
   'md.copyMessage': 'Copy message',
 };

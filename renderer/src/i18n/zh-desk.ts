@@ -40,7 +40,6 @@ export const zhDesk: Record<keyof typeof enDesk, string> = {
   'keys.sheet': '显示此快捷键列表',
   'keys.send': '发送消息',
   'keys.newline': '在消息中换行',
-  'keys.clear': '清空对话视图',
   'palette.title': '命令面板',
   'palette.placeholder': '输入对话标题、页面或操作',
   'palette.empty': '没有匹配项。',
@@ -48,7 +47,6 @@ export const zhDesk: Record<keyof typeof enDesk, string> = {
   'palette.group.action': '操作',
   'palette.group.page': '页面',
   'palette.group.session': '{workspace} 中的对话',
-  'palette.open': '命令面板（Ctrl+K）',
   'palette.themeTo': '主题：{theme}',
   'md.copyMessage': '复制消息',
 };

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
 import { NavIcon } from './icons';
+import { KeyboardLayer } from '../keyboard/keyboard-layer';
 import { ThemePicker } from '../theme/theme-picker';
 import { LanguagePicker } from './language-picker';
 import { LiveIndicator } from './live-indicator';
@@ -41,6 +42,7 @@ export function Layout(props: { route: Route; onNavigate(route: Route): void; ba
           </ul>
         </nav>
         <div className="sidebar-foot">
+          <KeyboardLayer navigate={props.onNavigate} />
           <LiveIndicator />
           <LanguagePicker />
           <ThemePicker />
