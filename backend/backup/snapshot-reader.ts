@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { closeSync, createReadStream, mkdirSync, openSync, promises as fs, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { DATA_PREFIX, isSafeRelative, Manifest, MANIFEST_ENTRY } from './snapshot-format.js';
@@ -14,29 +14,55 @@ interface Written {
   sha256: string;
 }
 
-/** Copies one file entry into the staging folder, hashing the bytes as they pass. */
-async function writeEntry(entry: ReadEntry, target: string): Promise<Written> {
-  await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-  const handle = await fs.open(target, 'wx', 0o600);
+/**
+ * Copies one file entry into the staging folder, hashing the bytes as they pass. Written
+ * synchronously from the entry's data events: the parser then never waits on us, and no entry can
+ * slip past while a write is pending (a restore is rare; the service restarts right after).
+ */
+function writeEntry(entry: ReadEntry, target: string, open: Set<number>): Promise<Written> {
+  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  const fd = openSync(target, 'wx', 0o600);
+  open.add(fd);
   const hash = createHash('sha256');
   let size = 0;
-  try {
-    for await (const chunk of entry) {
-      hash.update(chunk);
-      size += chunk.length;
-      await handle.write(chunk);
-    }
-  } finally {
-    await handle.close();
-  }
-  return { size, sha256: hash.digest('hex') };
+  return new Promise((resolve, reject) => {
+    const fail = (err: unknown) => {
+      if (open.delete(fd)) closeSync(fd);
+      reject(err as Error);
+    };
+    entry.on('data', (chunk: Buffer) => {
+      try {
+        hash.update(chunk);
+        size += chunk.length;
+        writeSync(fd, chunk);
+      } catch (err) {
+        entry.removeAllListeners('data');
+        entry.resume();
+        fail(err);
+      }
+    });
+    entry.on('end', () => {
+      try {
+        open.delete(fd);
+        closeSync(fd);
+      } catch (err) {
+        return reject(err as Error);
+      }
+      resolve({ size, sha256: hash.digest('hex') });
+    });
+    entry.on('error', fail);
+  });
 }
 
-async function readAll(entry: ReadEntry): Promise<Buffer> {
+function readAll(entry: ReadEntry): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of entry) chunks.push(chunk);
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+    entry.on('end', () => resolve(Buffer.concat(chunks)));
+    entry.on('error', reject);
+  });
 }
+
 
 /**
  * Unpacks a snapshot into `staging` (a new folder) and checks it against its manifest: every file
@@ -48,6 +74,7 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
   const written = new Map<string, Written>();
   const dirs = new Set<string>();
   const pending: Promise<unknown>[] = [];
+  const openFiles = new Set<number>();
   let manifestBytes: Buffer | undefined;
   let problem: string | undefined;
   const reject = (entry: ReadEntry, why: string) => {
@@ -71,13 +98,13 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
       if (!isSafeRelative(rel)) return reject(entry, `unsafe path "${entry.path}"`);
       if (entry.type === 'Directory') {
         dirs.add(rel);
-        pending.push(fs.mkdir(path.join(staging, rel), { recursive: true, mode: 0o700 }));
+        mkdirSync(path.join(staging, rel), { recursive: true, mode: 0o700 });
         return entry.resume();
       }
       if (entry.type !== 'File') return reject(entry, `"${entry.path}" is a ${entry.type}, not a plain file`);
       if (written.has(rel)) return reject(entry, `"${rel}" appears twice`);
       written.set(rel, { size: -1, sha256: '' });
-      pending.push(writeEntry(entry, path.join(staging, rel)).then((w) => written.set(rel, w)));
+      pending.push(writeEntry(entry, path.join(staging, rel), openFiles).then((w) => written.set(rel, w)));
     },
   });
 
@@ -91,7 +118,10 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
     });
     await Promise.all(pending);
   } catch (err) {
-    await Promise.allSettled(pending);
+    // A damaged stream stops mid-entry: that entry never ends, so nothing here waits for it.
+    for (const fd of openFiles) closeSync(fd);
+    openFiles.clear();
+    for (const p of pending) p.catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
       throw new SnapshotInvalidError(`cannot read ${file}: ${(err as Error).message}`);

@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Header, Pack, ReadEntry } from 'tar';
+import { createGzip, type Gzip } from 'node:zlib';
+import { Header, ReadEntry, WriteEntryTar } from 'tar';
 import { TEMP_PREFIX } from '../data/atomic-write.js';
 import { VERSION } from '../version.js';
 import type { BackupKind } from './backup-api.js';
@@ -33,16 +35,26 @@ async function collect(root: string): Promise<Tree> {
   return tree;
 }
 
-function entryFor(header: ConstructorParameters<typeof Header>[0], body?: Buffer): ReadEntry {
+/** Two zero blocks end a tar archive. */
+const END_OF_ARCHIVE = Buffer.alloc(1024);
+
+/**
+ * Appends one entry from memory: tar's WriteEntryTar encodes the header (pax for long names) and the
+ * padded body. Entries go one after the other, each complete before the next (tar's Pack reorders
+ * entries that end out of order), and the next waits while gzip is full: one file in memory at a time.
+ */
+async function add(gzip: Gzip, header: ConstructorParameters<typeof Header>[0], body?: Buffer): Promise<void> {
   const entry = new ReadEntry(new Header(header));
+  const writer = new WriteEntryTar(entry, { portable: true });
+  const done = new Promise<void>((resolve, reject) => {
+    writer.on('end', resolve);
+    writer.on('error', reject);
+  });
+  writer.on('data', (chunk: Buffer) => gzip.write(chunk));
   if (body) entry.write(body);
   entry.end();
-  return entry;
-}
-
-/** Adds an entry, waiting while the archive stream is full (one file in memory at a time). */
-async function add(pack: Pack, entry: ReadEntry): Promise<void> {
-  if (!pack.write(entry)) await new Promise((resolve) => pack.once('drain', resolve));
+  await done;
+  if (gzip.writableNeedDrain) await once(gzip, 'drain');
 }
 
 /**
@@ -53,17 +65,17 @@ async function add(pack: Pack, entry: ReadEntry): Promise<void> {
 export async function writeSnapshot(root: string, target: string, kind: BackupKind, at: Date): Promise<number> {
   const tree = await collect(root);
   const temp = path.join(path.dirname(target), `${TEMP_PREFIX}${path.basename(target)}-${randomBytes(6).toString('hex')}`);
-  const pack = new Pack({ gzip: true, portable: true });
+  const gzip = createGzip();
   const out = createWriteStream(temp, { mode: 0o600, flags: 'wx' });
   const done = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
     out.on('error', reject);
-    pack.on('error', reject);
+    gzip.on('error', reject);
   });
-  pack.pipe(out);
+  gzip.pipe(out);
   try {
     const manifest: Manifest = { format: FORMAT, created_at: at.toISOString(), kind, version: VERSION, dirs: tree.dirs, files: [] };
-    for (const dir of tree.dirs) await add(pack, entryFor({ path: `${DATA_PREFIX}${dir}/`, type: 'Directory', mode: 0o700, mtime: at }));
+    for (const dir of tree.dirs) await add(gzip, { path: `${DATA_PREFIX}${dir}/`, type: 'Directory', mode: 0o700, mtime: at });
     for (const rel of tree.files) {
       const abs = path.join(root, rel);
       let body: Buffer;
@@ -76,18 +88,18 @@ export async function writeSnapshot(root: string, target: string, kind: BackupKi
         throw err;
       }
       manifest.files.push({ path: rel, size: body.length, mode, sha256: createHash('sha256').update(body).digest('hex') });
-      await add(pack, entryFor({ path: `${DATA_PREFIX}${rel}`, type: 'File', size: body.length, mode, mtime: at }, body));
+      await add(gzip, { path: `${DATA_PREFIX}${rel}`, type: 'File', size: body.length, mode, mtime: at }, body);
     }
     const text = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
-    await add(pack, entryFor({ path: MANIFEST_ENTRY, type: 'File', size: text.length, mode: 0o600, mtime: at }, text));
-    pack.end();
+    await add(gzip, { path: MANIFEST_ENTRY, type: 'File', size: text.length, mode: 0o600, mtime: at }, text);
+    gzip.end(END_OF_ARCHIVE);
     await done;
     const handle = await fs.open(temp, 'r');
     await handle.sync().finally(() => handle.close());
     await fs.rename(temp, target);
     return (await fs.stat(target)).size;
   } catch (err) {
-    pack.destroy?.();
+    gzip.destroy();
     out.destroy();
     await fs.rm(temp, { force: true });
     throw err;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -21,6 +22,12 @@ async function realDataDir(procs: BackendProcess[]): Promise<string> {
   mkdirSync(sessions, { recursive: true });
   writeFileSync(path.join(sessions, 'binary.bin'), Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 256)));
   mkdirSync(path.join(proc.dataDir, 'workspaces', 'empty-folder'));
+  // Several files of a few hundred KB (many archive blocks each) and a path past tar's 100-character
+  // field (a pax header): an archive that lost or reordered an entry would fail the tree comparison.
+  for (let i = 0; i < 6; i++) writeFileSync(path.join(sessions, `part-${i}.bin`), randomBytes(300_000 + i * 7));
+  const deep = path.join(sessions, 'a-rather-long-folder-name-for-attachments', 'another-long-folder-name-inside-it');
+  mkdirSync(deep, { recursive: true });
+  writeFileSync(path.join(deep, 'a-file-name-that-takes-the-path-well-past-one-hundred-characters.txt'), 'deep\n');
   return proc.dataDir;
 }
 

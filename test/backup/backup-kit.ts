@@ -44,8 +44,9 @@ export function backupsOf(root: string): string[] {
   }
 }
 
-import { createWriteStream } from 'node:fs';
-import { Header, Pack, ReadEntry, Parser } from 'tar';
+import { writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { Header, ReadEntry, Parser, WriteEntryTar } from 'tar';
 import { createReadStream } from 'node:fs';
 
 export interface RawEntry {
@@ -57,24 +58,18 @@ export interface RawEntry {
 
 /** Writes a gzip'd tar holding exactly `entries` (hand-made snapshots, valid or hostile). */
 export async function packEntries(file: string, entries: RawEntry[]): Promise<void> {
-  const pack = new Pack({ gzip: true, portable: true });
-  const out = createWriteStream(file, { mode: 0o600 });
-  const done = new Promise<void>((resolve, reject) => {
-    out.on('finish', resolve);
-    out.on('error', reject);
-  });
-  pack.pipe(out);
+  const chunks: Buffer[] = [];
   for (const e of entries) {
     const type = e.type ?? 'File';
-    const entry = new ReadEntry(
-      new Header({ path: e.path, type, size: e.body?.length ?? 0, mode: 0o600, linkpath: e.linkpath, mtime: new Date() }),
-    );
+    const entry = new ReadEntry(new Header({ path: e.path, type, size: e.body?.length ?? 0, mode: 0o600, linkpath: e.linkpath, mtime: new Date() }));
+    const writer = new WriteEntryTar(entry, { portable: true });
+    writer.on('data', (c: Buffer) => chunks.push(c));
+    const done = new Promise<void>((resolve) => writer.on('end', () => resolve()));
     if (e.body) entry.write(e.body);
     entry.end();
-    pack.write(entry);
+    await done;
   }
-  pack.end();
-  await done;
+  writeFileSync(file, gzipSync(Buffer.concat([...chunks, Buffer.alloc(1024)])), { mode: 0o600 });
 }
 
 /** Every entry of a snapshot with its body, in archive order. */
