@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { readIfExists, writeFileAtomic } from '../../backend/data/atomic-write.js';
 import { DEFAULT_QUICK_ASK_SHORTCUT } from './global-shortcut.js';
@@ -24,6 +26,7 @@ export class DesktopSettingsStore {
 
   async update(change: Partial<DesktopSettings>): Promise<DesktopSettings> {
     const next = DesktopSettingsSchema.parse({ ...(await this.read()), ...change });
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
     return next;
   }

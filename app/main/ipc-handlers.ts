@@ -19,7 +19,7 @@ export interface IpcDeps {
 /** New log lines reach the renderer at most this often, in one message. */
 const LOG_BATCH_MS = 100;
 
-function handle<C extends InvokeChannel>(channel: C, handler: InvokeHandler<C>): void {
+export function handle<C extends InvokeChannel>(channel: C, handler: InvokeHandler<C>): void {
   // The sender is checked on the frame that sent the message, not on the window's main frame.
   ipcMain.handle(channel, (event: IpcMainInvokeEvent, payload: unknown) =>
     handleRequest(channel, event.senderFrame?.url, payload, handler),
