@@ -22,6 +22,7 @@ const HOSTILE =
 const FIXTURES: AimockFixture[] = [
   { match: { userMessage: 'rich please' }, response: { content: RICH } },
   { match: { userMessage: 'hostile please' }, response: { content: HOSTILE } },
+  { match: { userMessage: 'quick question' }, response: { content: 'A **quick** answer.' } },
 ];
 
 /** Highlighted fenced code (on demand), KaTeX math as MathML, tables, a copy button per message, hostile input inert. */
@@ -117,6 +118,22 @@ describe('chat Markdown: highlighting, math, tables, copy', { timeout: 240_000 }
     // The broken formula shows (KaTeX's error rendering, as MathML text), and the page keeps working.
     await reply.getByText('<img src=x onerror="window.__xss=3">').waitFor();
     assert.deepEqual(errors, []);
+  });
+
+  it('the quick-ask page asks in the last used workspace, streams the answer and opens the chat in the main page', async () => {
+    await page.goto(`${proc.url}/#/quick-ask`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Quick ask', level: 1 }).waitFor();
+    await page.getByText('in Maths').waitFor();
+    await page.getByRole('textbox', { name: 'Question' }).fill('quick question');
+    await page.keyboard.press('Enter');
+    const reply = page.getByRole('article', { name: 'Assistant' }).last();
+    await reply.locator('strong', { hasText: 'quick' }).waitFor({ timeout: LONG });
+    await assertAccessible(page, 'quick ask');
+    await screenshot(page, 'quick-ask-560x420');
+    await page.getByRole('button', { name: 'Open in the main window' }).click();
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await page.locator('.session-pick[aria-current="true"]', { hasText: 'quick question' }).waitFor({ timeout: LONG });
   });
 
   it('in the dark theme the highlighted code and math pass axe', async () => {

@@ -13,8 +13,8 @@ import { preloadMarkdown } from './reply-view';
 import { SessionList, sessionTitle } from './session-list';
 import './chat.css';
 
-const WS_KEY = 'service.chat.workspace';
-const sessionKey = (ws: string) => `service.chat.session.${ws}`;
+export const WS_KEY = 'service.chat.workspace';
+export const sessionKey = (ws: string) => `service.chat.session.${ws}`;
 
 function useSessions(workspaceId: string | null) {
   const api = useApi();

@@ -22,8 +22,12 @@ export function useHighlighted(lang: string, code: string): ReactNode[] | null {
       live = false;
     };
   }, [lang]);
-  const mod = loaded?.lang === lang ? loaded.mod : highlighter;
-  return useMemo(() => (mod && lang ? mod.highlightElements(lang, code) : null), [mod, lang, code]);
+  // Recomputed when this block's grammar arrives: the module may be there before the grammar is.
+  const current = loaded?.lang === lang ? loaded : null;
+  return useMemo(() => {
+    const mod = current?.mod ?? highlighter;
+    return mod && lang ? mod.highlightElements(lang, code) : null;
+  }, [current, lang, code]);
 }
 
 export function MathView({ tex, display }: { tex: string; display: boolean }) {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useT } from '../i18n/i18n';
 import type { Route } from '../shell/routes';
+import { shell } from '../platform/shell-bridge';
 import { sendCommand } from './app-commands';
 import { CommandPalette } from './command-palette';
 import { ShortcutSheet } from './shortcut-sheet';
@@ -44,6 +45,16 @@ export function KeyboardLayer(props: { navigate(route: Route): void }) {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [navigate]);
+
+  // The desktop shell's tray (New chat) and quick-ask window (open in the main window).
+  useEffect(
+    () =>
+      shell()?.desktop?.onCommand((command) => {
+        navigate('chat');
+        sendCommand(command);
+      }),
+    [navigate],
+  );
 
   const mac = isMac();
   const keyOf = (id: string) =>

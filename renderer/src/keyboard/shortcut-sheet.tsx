@@ -1,5 +1,6 @@
 import { useT } from '../i18n/i18n';
 import { Dialog } from '../ui/controls';
+import { DesktopSettings } from './desktop-settings';
 import { formatShortcut, isMac, OTHER_KEYS, SHORTCUTS } from './shortcuts';
 
 /** Ctrl/Cmd+/: every shortcut, in the user's language and with the platform's modifier. */
@@ -22,6 +23,7 @@ export function ShortcutSheet(props: { open: boolean; onClose(): void }) {
             ))}
           </tbody>
         </table>
+        <DesktopSettings />
       </div>
       <div className="dialog-foot">
         <button type="button" className="btn" onClick={props.onClose}>
