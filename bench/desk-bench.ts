@@ -18,7 +18,7 @@ const SNIPPET = [
   '  // Retry a few times: the store may be busy right after start.',
   '  for (let attempt = 0; attempt < (options.retries ?? 3); attempt++) {',
   '    const res = await fetch(`/api/items/${encodeURIComponent(id)}`, { headers: { accept: "application/json" } });',
-  "    if (res.status === 404) return null;",
+  '    if (res.status === 404) return null;',
   '    if (res.ok) return (await res.json()) as Item;',
   '    await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));',
   '  }',
@@ -105,9 +105,15 @@ export async function backupFigures(runs = 3): Promise<Figure[]> {
     }
     const mb = size / (1 << 20);
     return [
-      figure({ group: 'desk', name: 'backup of a 200 MB data directory', unit: 's', note: `snapshot ${mb.toFixed(0)} MB (gzip'd tar)` }, times.map((t) => t / 1000)),
+      figure(
+        { group: 'desk', name: 'backup of a 200 MB data directory', unit: 's', note: `snapshot ${mb.toFixed(0)} MB (gzip'd tar)` },
+        times.map((t) => t / 1000),
+      ),
       figure({ group: 'desk', name: 'backup snapshot size (200 MB in: 90% chat logs, 10% random bytes)', unit: 'MB' }, [mb]),
-      figure({ group: 'desk', name: 'verify a 200 MB snapshot before a restore (unpack + SHA-256)', unit: 's' }, verify.map((t) => t / 1000)),
+      figure(
+        { group: 'desk', name: 'verify a 200 MB snapshot before a restore (unpack + SHA-256)', unit: 's' },
+        verify.map((t) => t / 1000),
+      ),
     ];
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -7,10 +7,25 @@ export interface GlobalShortcutLike {
 
 export const DEFAULT_QUICK_ASK_SHORTCUT = 'CommandOrControl+Shift+Space';
 
-export type ShortcutResult = { ok: true; accelerator: string } | { ok: false; reason: 'invalid' | 'taken'; message: string; active: string | null };
+export type ShortcutResult =
+  { ok: true; accelerator: string } | { ok: false; reason: 'invalid' | 'taken'; message: string; active: string | null };
 
-const MODIFIERS = new Set(['Command', 'Cmd', 'Control', 'Ctrl', 'CommandOrControl', 'CmdOrCtrl', 'Alt', 'Option', 'AltGr', 'Shift', 'Super', 'Meta']);
-const KEY = /^(?:[A-Z0-9]|F(?:[1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[`~!@#$%^&*()\-=[\]\\;',./])$/;
+const MODIFIERS = new Set([
+  'Command',
+  'Cmd',
+  'Control',
+  'Ctrl',
+  'CommandOrControl',
+  'CmdOrCtrl',
+  'Alt',
+  'Option',
+  'AltGr',
+  'Shift',
+  'Super',
+  'Meta',
+]);
+const KEY =
+  /^(?:[A-Z0-9]|F(?:[1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[`~!@#$%^&*()\-=[\]\\;',./])$/;
 
 /** An Electron accelerator a global shortcut can use: at least one modifier and exactly one key. */
 export function validAccelerator(value: string): boolean {

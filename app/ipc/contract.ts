@@ -71,7 +71,9 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
     'credential:clear': noPayload,
     'theme:set': z.strictObject({ choice: z.enum(['system', 'light', 'dark'], 'must be "system", "light" or "dark"') }),
     'desktop:settings': noPayload,
-    'desktop:set-shortcut': z.strictObject({ accelerator: z.string().min(1, 'must not be empty').max(80, 'must be at most 80 characters') }),
+    'desktop:set-shortcut': z.strictObject({
+      accelerator: z.string().min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
+    }),
     'desktop:set-close-to-tray': z.strictObject({ enabled: z.boolean('must be true or false') }),
     'desktop:open-in-main': z.strictObject({
       workspace_id: z.string().min(1).max(200),
@@ -111,7 +113,8 @@ export interface DesktopState {
 }
 
 /** A shortcut change: the new state, or why it was refused (the old shortcut stays). */
-export type ShortcutChange = { ok: true; state: DesktopState } | { ok: false; reason: 'invalid' | 'taken'; message: string; state: DesktopState };
+export type ShortcutChange =
+  { ok: true; state: DesktopState } | { ok: false; reason: 'invalid' | 'taken'; message: string; state: DesktopState };
 
 /** Commands from the shell to the main window's renderer (tray's New chat, quick ask's "open in main"). */
 export type AppCommandPayload = { type: 'new-chat' } | { type: 'open-session'; workspaceId: string; sessionId: string };

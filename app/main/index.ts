@@ -138,6 +138,9 @@ async function run(): Promise<void> {
       .then(() => log.close())
       // A postponed update installs now, after its snapshot (quitAndInstall quits by itself).
       .then(() => desktop?.installPendingUpdate())
-      .then((installing) => (installing ? undefined : app.quit()), () => app.quit());
+      .then(
+        (installing) => (installing ? undefined : app.quit()),
+        () => app.quit(),
+      );
   });
 }

@@ -41,7 +41,8 @@ const api = {
     getSettings: () => ipcRenderer.invoke(INVOKE.desktopSettings),
     setShortcut: (accelerator) => ipcRenderer.invoke(INVOKE.desktopSetShortcut, { accelerator }),
     setCloseToTray: (enabled) => ipcRenderer.invoke(INVOKE.desktopSetCloseToTray, { enabled }),
-    openInMain: (workspaceId, sessionId) => ipcRenderer.invoke(INVOKE.desktopOpenInMain, { workspace_id: workspaceId, session_id: sessionId }),
+    openInMain: (workspaceId, sessionId) =>
+      ipcRenderer.invoke(INVOKE.desktopOpenInMain, { workspace_id: workspaceId, session_id: sessionId }),
     onCommand: (listener) => subscribe(EVENTS.appCommand, listener),
   },
 } satisfies ServiceAppApi;

@@ -63,7 +63,6 @@ function readAll(entry: ReadEntry): Promise<Buffer> {
   });
 }
 
-
 /**
  * Unpacks a snapshot into `staging` (a new folder) and checks it against its manifest: every file
  * listed, none extra, each size and SHA-256 equal; only plain files and folders with safe relative

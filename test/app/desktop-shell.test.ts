@@ -3,7 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { DesktopSettingsStore } from '../../app/desktop/desktop-settings.js';
-import { DEFAULT_QUICK_ASK_SHORTCUT, ShortcutRegistrar, validAccelerator, type GlobalShortcutLike } from '../../app/desktop/global-shortcut.js';
+import {
+  DEFAULT_QUICK_ASK_SHORTCUT,
+  ShortcutRegistrar,
+  validAccelerator,
+  type GlobalShortcutLike,
+} from '../../app/desktop/global-shortcut.js';
 import { QUICK_ASK_ROUTE, quickAskWindowOptions } from '../../app/desktop/quick-ask-window.js';
 import { keepInTrayOnClose, trayMenuTemplate } from '../../app/desktop/tray-menu.js';
 import { CHECK_EVERY_MS, UpdateController, type UpdaterLike } from '../../app/desktop/update-controller.js';
@@ -77,8 +82,10 @@ describe('tray and quick ask', () => {
 
 describe('the global quick-ask shortcut', () => {
   it('accepts Electron accelerators with a modifier and one key', () => {
-    for (const ok of [DEFAULT_QUICK_ASK_SHORTCUT, 'Alt+Space', 'CmdOrCtrl+Shift+K', 'Control+F12', 'Super+/']) assert.equal(validAccelerator(ok), true, ok);
-    for (const bad of ['', 'Space', 'Ctrl+', 'Ctrl+Shift', 'Ctrl+Ctrl+K', 'Hyper+K', 'Ctrl+KK', 'Ctrl++']) assert.equal(validAccelerator(bad), false, bad);
+    for (const ok of [DEFAULT_QUICK_ASK_SHORTCUT, 'Alt+Space', 'CmdOrCtrl+Shift+K', 'Control+F12', 'Super+/'])
+      assert.equal(validAccelerator(ok), true, ok);
+    for (const bad of ['', 'Space', 'Ctrl+', 'Ctrl+Shift', 'Ctrl+Ctrl+K', 'Hyper+K', 'Ctrl+KK', 'Ctrl++'])
+      assert.equal(validAccelerator(bad), false, bad);
   });
 
   it('registers, changes, and reports a clash while keeping the working shortcut', () => {

@@ -77,7 +77,12 @@ describe(
       const invoke = (channel: string, payload?: unknown) =>
         command({ cmd: 'invoke', channel, sender: 'app://renderer/#/chat', payload }, 'invoked').then((m) => m.value);
       const state = await invoke('desktop:settings');
-      assert.deepEqual(state.value, { quick_ask_shortcut: 'CommandOrControl+Shift+Space', active_shortcut: 'CommandOrControl+Shift+Space', close_to_tray: false, tray: true });
+      assert.deepEqual(state.value, {
+        quick_ask_shortcut: 'CommandOrControl+Shift+Space',
+        active_shortcut: 'CommandOrControl+Shift+Space',
+        close_to_tray: false,
+        tray: true,
+      });
       const changed = await invoke('desktop:set-shortcut', { accelerator: 'Alt+Shift+K' });
       assert.equal(changed.value.ok, true);
       assert.equal(changed.value.state.active_shortcut, 'Alt+Shift+K');

@@ -61,7 +61,9 @@ export async function packEntries(file: string, entries: RawEntry[]): Promise<vo
   const chunks: Buffer[] = [];
   for (const e of entries) {
     const type = e.type ?? 'File';
-    const entry = new ReadEntry(new Header({ path: e.path, type, size: e.body?.length ?? 0, mode: 0o600, linkpath: e.linkpath, mtime: new Date() }));
+    const entry = new ReadEntry(
+      new Header({ path: e.path, type, size: e.body?.length ?? 0, mode: 0o600, linkpath: e.linkpath, mtime: new Date() }),
+    );
     const writer = new WriteEntryTar(entry, { portable: true });
     writer.on('data', (c: Buffer) => chunks.push(c));
     const done = new Promise<void>((resolve) => writer.on('end', () => resolve()));
