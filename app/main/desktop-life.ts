@@ -45,13 +45,19 @@ export async function setUpDesktopLife(deps: DesktopLifeDeps): Promise<DesktopLi
   const openQuickAsk = () => {
     if (quickAsk && !quickAsk.isDestroyed()) {
       if (quickAsk.isVisible() && quickAsk.isFocused()) quickAsk.hide();
-      else (quickAsk.show(), quickAsk.focus());
+      else {
+        quickAsk.show();
+        quickAsk.focus();
+      }
       return;
     }
     const display = screen.getDisplayNearestPoint(screen.getCursorScreenPoint());
     const created = new BrowserWindow(quickAskWindowOptions(deps.preload, display.workArea));
     quickAsk = created;
-    created.once('ready-to-show', () => (created.show(), created.focus()));
+    created.once('ready-to-show', () => {
+      created.show();
+      created.focus();
+    });
     created.on('closed', () => {
       if (quickAsk === created) quickAsk = undefined;
     });

@@ -69,11 +69,12 @@ async function run(): Promise<void> {
   hardenWebContents(() => window);
   serveRenderer(paths.rendererDir);
   registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
-  let desktop: DesktopLife | undefined;
+  // Set once the windows exist (the main window's close handler reads it).
+  const life: { desktop?: DesktopLife } = {};
   const openWindow = (route?: string): BrowserWindow => {
     const created = createMainWindow({ preload: paths.preload, rendererDir: paths.rendererDir, route });
     window = created;
-    created.on('close', (event) => desktop?.onMainClose(event, created));
+    created.on('close', (event) => life.desktop?.onMainClose(event, created));
     created.on('closed', () => {
       if (window === created) window = undefined;
     });
@@ -106,7 +107,7 @@ async function run(): Promise<void> {
   });
   openWindow();
   supervisor.start();
-  desktop = await setUpDesktopLife({
+  life.desktop = await setUpDesktopLife({
     preload: paths.preload,
     rendererDir: paths.rendererDir,
     dataDir,
@@ -132,12 +133,12 @@ async function run(): Promise<void> {
     // A backend the app did not start (external) is left running.
     event.preventDefault();
     stopped = true;
-    desktop?.dispose();
+    life.desktop?.dispose();
     void supervisor
       .stop()
       .then(() => log.close())
       // A postponed update installs now, after its snapshot (quitAndInstall quits by itself).
-      .then(() => desktop?.installPendingUpdate())
+      .then(() => life.desktop?.installPendingUpdate())
       .then(
         (installing) => (installing ? undefined : app.quit()),
         () => app.quit(),
