@@ -5,6 +5,7 @@ import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
 import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
 import { inUtilityProcess, watchParent } from './cli/parent-watch.js';
 import { resetPairing } from './cli/reset-pairing.js';
+import { backupCommand, CommandError, restoreCommand } from './cli/backup-commands.js';
 import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
 import { loadTlsMaterial, type TlsMaterial } from './selfhost/tls-material.js';
@@ -40,7 +41,11 @@ function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, p
   process.exit(1);
 }
 
-async function serve(options: CliOptions): Promise<void> {
+/** What the utility-process parent watch calls: the current (possibly restarted) service's shutdown. */
+let onParentGone = (): void => process.exit(0);
+
+/** Runs the service; `heldLock` when it restarts itself after a restore (the lock stays taken). */
+async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void> {
   let service: Service;
   let lock: InstanceLock;
   let extraCas: string[] = [];
@@ -55,8 +60,9 @@ async function serve(options: CliOptions): Promise<void> {
   if (extraCas.length > 0) trustExtraCaCertificates(extraCas);
   try {
     // One backend per data directory, checked before anything in it is touched.
-    lock = await InstanceLock.acquire(options.dataDir);
+    lock = heldLock ?? (await InstanceLock.acquire(options.dataDir));
     service = await createService({
+      restart: (apply) => void restartWith(apply),
       dataDir: options.dataDir,
       host: options.host,
       mcpUrl: options.mcpUrl,
@@ -124,30 +130,55 @@ async function serve(options: CliOptions): Promise<void> {
   }
 
   let stopping = false;
+  const closeServers = (): Promise<void> => {
+    const servers = [server, ...(swapServer ? [swapServer] : [])];
+    return Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections();
+          }),
+      ),
+    ).then(() => undefined);
+  };
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info(`${signal} received, shutting down`);
     service.close();
-    const servers = [server, ...(swapServer ? [swapServer] : [])];
-    let open = servers.length;
-    for (const s of servers) {
-      s.close(() => {
-        open -= 1;
-        if (open === 0) process.exit(0);
-      });
-      s.closeAllConnections();
-    }
+    void closeServers().then(() => process.exit(0));
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const onSigint = () => shutdown('SIGINT');
+  const onSigterm = () => shutdown('SIGTERM');
+  const onDisconnect = () => shutdown('parent exited');
+  // A backup restore through the API: stop serving, put the files in place, serve again on the same ports.
+  const restartWith = async (apply: () => Promise<void>) => {
+    if (stopping) return;
+    stopping = true;
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    process.off('disconnect', onDisconnect);
+    const swapPortNow = (swapServer?.address() as { port: number } | null | undefined)?.port;
+    await Promise.all([service.stop(), closeServers()]);
+    try {
+      await apply();
+      logger.info('backup restored; starting again');
+    } catch (err) {
+      logger.error(`error: the restore failed, the data directory was left as it was: ${(err as Error).message}`);
+    }
+    await serve({ ...options, port, swapPort: options.swapPort === 'off' ? 'off' : (swapPortNow ?? options.swapPort) }, lock);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   // Spawned by the desktop app with an IPC channel: exit when the parent goes away.
   if (process.channel) {
-    process.on('disconnect', () => shutdown('parent exited'));
+    process.on('disconnect', onDisconnect);
   }
   // Run by the desktop app in an Electron utility process (no IPC channel): watch the app's process.
-  if (inUtilityProcess()) watchParent(() => shutdown('parent exited'));
+  onParentGone = () => shutdown('parent exited');
+  if (inUtilityProcess() && !heldLock) watchParent(() => onParentGone());
   // The desktop app finds a running backend for its data directory here.
   await lock.update({ url, swapUrl }).catch((err: Error) => {
     logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
@@ -179,12 +210,22 @@ async function main(argv: string[]): Promise<void> {
     case 'reset-pairing':
       process.stdout.write(`${await resetPairing(options.dataDir)}\n`);
       return;
+    case 'backup':
+      process.stdout.write(`${await backupCommand(options.dataDir)}\n`);
+      return;
+    case 'restore':
+      process.stdout.write(`${(await restoreCommand(options.dataDir, options.restoreFile ?? '')).join('\n')}\n`);
+      return;
     case 'serve':
       return serve(options);
   }
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {
+  if (err instanceof CommandError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`error: ${err.message}\n`);
   process.exit(1);
 });

@@ -13,6 +13,9 @@ import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
 import { createManagedStores, type ManagedStores } from './service-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
+import { backupRoutes } from './api/backup-routes.js';
+import { BackupSchedule } from './backup/backup-schedule.js';
+import { BackupStore } from './backup/backup-store.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
 import { ChatEngine } from './chat/chat-engine.js';
@@ -54,6 +57,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
   tools?: ToolSource;
+  /** Restarts the service around `apply` (a backup restore); without it restores through the API are refused. */
+  restart?: (apply: () => Promise<void>) => void;
 }
 
 export interface Service {
@@ -73,6 +78,8 @@ export interface Service {
   tools: ToolSource;
   /** Sessions and turns. */
   chat: ChatEngine;
+  /** Snapshots of the data directory (`backups/`). */
+  backups: BackupStore;
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
@@ -80,6 +87,8 @@ export interface Service {
   setTlsFingerprint(fingerprint: string): void;
   setSwapPort(port: number): void;
   close(): void;
+  /** close(), then waits for running turns and tool servers to end (before a restore swaps the files). */
+  stop(): Promise<void>;
 }
 
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
@@ -196,6 +205,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));
+  const backups = new BackupStore({ root: paths.root });
+  app.use(backupRoutes({ backups, logger, restart: options.restart }));
+  const backupSchedule = new BackupSchedule({
+    store: backups,
+    log: (line) => logger.info(line),
+    error: (line) => logger.error(line),
+    firstCheckMs: shorterMs(env.SERVICE_BACKUP_FIRST_CHECK_MS, 60_000),
+  });
+  backupSchedule.start();
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => logger.error(`error: ${(err as Error)?.stack ?? String(err)}`)));
 
@@ -211,6 +229,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     mcp,
     tools,
     chat,
+    backups,
     options,
     setPort(p) {
       port = p;
@@ -222,10 +241,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       swapPort = p;
     },
     close() {
+      backupSchedule.stop();
       void chat.close();
       ws.close();
       pairing.close();
       void mcp.shutdown();
+    },
+    async stop() {
+      backupSchedule.stop();
+      ws.close();
+      pairing.close();
+      await Promise.all([chat.close(), mcp.shutdown()]);
     },
   };
 }

@@ -11,6 +11,7 @@ import { apiThroughput } from './api-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { chatFigures } from './chat-bench.js';
+import { deskFigures } from './desk-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
@@ -31,6 +32,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
   tls: () => tlsFigures(),
+  desk: () => deskFigures(),
 };
 
 function num(v: number | undefined): string {

@@ -7,7 +7,7 @@
 export const BACKEND_LAYERS = [
   { name: 'base', areas: ['util', 'version.ts', 'log'] },
   { name: 'http helpers', areas: ['http'] },
-  { name: 'data directory', areas: ['data'] },
+  { name: 'data directory', areas: ['data', 'backup'] },
   { name: 'stores', areas: ['config', 'profiles', 'workspaces', 'pairing', 'selfhost', 'swap'] },
   { name: 'protocols', areas: ['llm', 'auth', 'tokens'] },
   { name: 'tool contract', areas: ['tools'] },

@@ -18,6 +18,7 @@ import { whenLoaded } from './page-load.js';
 import { registerRendererScheme, serveRenderer } from './protocol.js';
 import { resetPairingFromMenu } from './reset-pairing-menu.js';
 import { hardenWebContents } from './security.js';
+import { setUpDesktopLife, type DesktopLife } from './desktop-life.js';
 import { createMainWindow } from './window.js';
 
 const MAIN_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -68,9 +69,12 @@ async function run(): Promise<void> {
   hardenWebContents(() => window);
   serveRenderer(paths.rendererDir);
   registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
+  // Set once the windows exist (the main window's close handler reads it).
+  const life: { desktop?: DesktopLife } = {};
   const openWindow = (route?: string): BrowserWindow => {
     const created = createMainWindow({ preload: paths.preload, rendererDir: paths.rendererDir, route });
     window = created;
+    created.on('close', (event) => life.desktop?.onMainClose(event, created));
     created.on('closed', () => {
       if (window === created) window = undefined;
     });
@@ -103,6 +107,18 @@ async function run(): Promise<void> {
   });
   openWindow();
   supervisor.start();
+  life.desktop = await setUpDesktopLife({
+    preload: paths.preload,
+    rendererDir: paths.rendererDir,
+    dataDir,
+    showMain: () => {
+      const target = window ?? openWindow();
+      target.show();
+      target.focus();
+      return target;
+    },
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
 
   app.on('activate', () => {
     if (!window) openWindow();
@@ -117,9 +133,15 @@ async function run(): Promise<void> {
     // A backend the app did not start (external) is left running.
     event.preventDefault();
     stopped = true;
+    life.desktop?.dispose();
     void supervisor
       .stop()
       .then(() => log.close())
-      .finally(() => app.quit());
+      // A postponed update installs now, after its snapshot (quitAndInstall quits by itself).
+      .then(() => life.desktop?.installPendingUpdate())
+      .then(
+        (installing) => (installing ? undefined : app.quit()),
+        () => app.quit(),
+      );
   });
 }

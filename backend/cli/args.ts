@@ -4,7 +4,9 @@ import type { TlsSetting } from '../selfhost/tls-material.js';
 import { assertNever } from '../util/never.js';
 
 export interface CliOptions {
-  command: 'serve' | 'reset-pairing' | 'version' | 'help';
+  command: 'serve' | 'reset-pairing' | 'version' | 'help' | 'backup' | 'restore';
+  /** `restore FILE`: the snapshot to restore (a path, or a name in the data directory's backups/). */
+  restoreFile?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -29,6 +31,9 @@ export const USAGE = `usage: service [flags] [command]
 commands:
   (none)          run the service
   reset-pairing   forget the credential; the next start logs a new pairing code
+  backup          write a snapshot of the data directory into its backups/ folder
+  restore FILE    restore a snapshot (verified first; the current state is backed up before);
+                  FILE is a path or a name listed in backups/. Stop the service first
   version         print the version
 
 flags (single or double dash; "-flag value" or "-flag=value"):
@@ -106,6 +111,7 @@ interface Parsed {
   tlsCert?: string;
   tlsKey?: string;
 }
+const COMMANDS = ['reset-pairing', 'version', 'backup', 'restore'] as const;
 
 /** Go-style flags: `-port 8080`, `-port=8080`, `--port 8080`, `--port=8080`. */
 export function parseArgs(argv: readonly string[]): CliOptions {
@@ -124,9 +130,13 @@ export function parseArgs(argv: readonly string[]): CliOptions {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('-') || arg === '-' || arg === '--') {
+      if (options.command === 'restore' && options.restoreFile === undefined) {
+        options.restoreFile = arg;
+        continue;
+      }
       if (commandSeen) throw new UsageError(`unexpected argument "${arg}"`);
-      if (arg !== 'reset-pairing' && arg !== 'version') throw new UsageError(`unknown command "${arg}"`);
-      options.command = arg;
+      if (!(COMMANDS as readonly string[]).includes(arg)) throw new UsageError(`unknown command "${arg}"`);
+      options.command = arg as (typeof COMMANDS)[number];
       commandSeen = true;
       continue;
     }
@@ -153,6 +163,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     applyFlag(options, parsed, name as ValueFlag, value);
   }
   if (options.command === 'serve') resolveTls(options, parsed);
+  if (options.command === 'restore' && !options.restoreFile) throw new UsageError('restore needs the snapshot: restore FILE');
   return options;
 }
 

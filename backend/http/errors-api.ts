@@ -21,6 +21,7 @@ export const ERROR_CATALOG = {
   already_exists: { status: 409, message: 'An item with that name already exists.' },
   config_invalid: { status: 409, message: 'The file failed to parse; fix it by hand first.' },
   turn_in_progress: { status: 409, message: 'A turn is already running in this session.' },
+  backup_invalid: { status: 422, message: 'The snapshot is damaged or not a backup of this service; nothing was changed.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Request bodies must be JSON (Content-Type: application/json).' },
   too_many_requests: { status: 429, message: 'Too many failed attempts; wait before trying again.' },

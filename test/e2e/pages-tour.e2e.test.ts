@@ -13,6 +13,7 @@ const PAGES = [
   ['tools', 'Tool servers'],
   ['skills', 'Skills'],
   ['logs', 'Logs'],
+  ['backups', 'Backups'],
   ['swap', 'Swap builder'],
   ['connection', 'Connection'],
 ] as const;
@@ -128,6 +129,41 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     }
     await page.getByLabel('语言').selectOption('auto');
     await page.getByRole('heading', { name: 'Connection', level: 1 }).waitFor();
+  });
+
+  it('in the dark theme: every page passes axe, the choice survives a reload, System follows the OS', async () => {
+    const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor') as Promise<string>;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${proc.url}/#/backups`);
+    await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
+    assert.equal(await background(), 'rgb(245, 246, 248)', 'light by default under a light OS');
+    await page.getByLabel('Theme').selectOption('dark');
+    assert.equal(await background(), 'rgb(11, 17, 32)');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
+    assert.equal(await background(), 'rgb(11, 17, 32)', 'still dark after a reload');
+    assert.equal(await page.getByLabel('Theme').inputValue(), 'dark');
+    for (const [width, height] of [VIEWPORTS[0], VIEWPORTS[2]]) {
+      await page.setViewportSize({ width, height });
+      for (const [route, title] of PAGES) {
+        await page.goto(`${proc.url}/#/${route}`);
+        await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        await screenshot(page, `tour-dark-${route}-${width}x${height}`);
+        await assertAccessible(page, `${route} dark at ${width}×${height}`);
+      }
+    }
+    // System: follows prefers-color-scheme, live.
+    await page.getByLabel('Theme').selectOption('system');
+    assert.equal(await background(), 'rgb(245, 246, 248)');
+    // (No waitForFunction: it evaluates a string, which the page's CSP forbids.)
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
+    assert.equal(await background(), 'rgb(11, 17, 32)');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.locator('html[data-theme="light"]').waitFor({ state: 'attached' });
   });
 
   it('the UI language stays what the user chose when a profile answers in Chinese', async () => {

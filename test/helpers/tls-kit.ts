@@ -51,7 +51,11 @@ export async function issue(ca: Issued, kind: 'server' | 'client', names: string
     extensions: [
       new x509.ExtendedKeyUsageExtension([kind === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
       ...(names.length
-        ? [new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: /^[\d.]+$/.test(value) ? 'ip' : 'dns', value })))]
+        ? [
+            new x509.SubjectAlternativeNameExtension(
+              names.map((value) => ({ type: /^[\d.]+$/.test(value) ? ('ip' as const) : ('dns' as const), value })),
+            ),
+          ]
         : []),
     ],
   });

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useId, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { onCommand, type AppCommand } from '../keyboard/app-commands';
 import { useApi, useLiveMessages, useResource } from '../api/session';
 import { listOf, path, type WorkspaceEntry } from '../api/resources';
 import { useT } from '../i18n/i18n';
@@ -12,7 +13,8 @@ import { preloadMarkdown } from './reply-view';
 import { SessionList, sessionTitle } from './session-list';
 import './chat.css';
 
-const WS_KEY = 'service.chat.workspace';
+export const WS_KEY = 'service.chat.workspace';
+export const sessionKey = (ws: string) => `service.chat.session.${ws}`;
 /** The width below which chat.css shows the list and the conversation as separate views. */
 const PHONE = '(max-width: 600px)';
 
@@ -26,7 +28,6 @@ function usePhoneWidth(): boolean {
     () => window.matchMedia(PHONE).matches,
   );
 }
-const sessionKey = (ws: string) => `service.chat.session.${ws}`;
 
 function useSessions(workspaceId: string | null) {
   const api = useApi();
@@ -112,9 +113,34 @@ export function ChatPage() {
     }
     localStorage.setItem(sessionKey(hit.workspace_id), hit.session_id);
     setChosenSession(hit.session_id, hit.workspace_id);
-    setJump({ messageId: hit.message_id, nonce: Date.now() });
+    setJump(hit.message_id ? { messageId: hit.message_id, nonce: Date.now() } : null);
     setPhoneView('chat');
   };
+
+  // Commands from the keyboard and the palette (Ctrl+N, Ctrl+Shift+F, a chat picked in the palette).
+  const latest = useRef({ wsId, newChat, openHit });
+  useEffect(() => {
+    latest.current = { wsId, newChat, openHit };
+  });
+  useEffect(() => {
+    const run = (command: AppCommand, attempt = 0): void => {
+      const now = latest.current;
+      switch (command.type) {
+        case 'focus-search':
+          document.querySelector<HTMLInputElement>('.chat-search input')?.focus();
+          return;
+        case 'open-session':
+          now.openHit({ workspace_id: command.workspaceId, session_id: command.sessionId, message_id: '', snippet: '' } as SearchHit);
+          return;
+        case 'new-chat':
+          // Just navigated here: the workspaces may still be loading.
+          if (now.wsId) void now.newChat();
+          else if (attempt < 50) setTimeout(() => run(command, attempt + 1), 100);
+          return;
+      }
+    };
+    return onCommand((command) => run(command));
+  }, []);
 
   const ready = !info.loading && !info.noProvider && info.model !== null;
   let main;
