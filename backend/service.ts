@@ -7,6 +7,7 @@ import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
 import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolProvider } from './mcp/mcp-tool-provider.js';
+import { ShellPath } from './mcp/login-shell-path.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
@@ -47,10 +48,17 @@ export interface ServiceOptions {
   allowOrigins?: string[];
   /** Build the swap route builder's app (default true; `-swap-port off` disables it). */
   swapEnabled?: boolean;
+  /** `-shell-env`: tool servers use the login shell's PATH (read once, on first use). */
+  shellEnv?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
   tools?: ToolProvider;
+}
+
+function shellPathOnce(env: NodeJS.ProcessEnv, logger: Logger): () => Promise<string | undefined> {
+  const shellPath = new ShellPath(env, (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)));
+  return () => shellPath.get();
 }
 
 export interface Service {
@@ -173,6 +181,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     idleMs: shorterMs(env.SERVICE_MCP_IDLE_MS, 5 * 60_000),
     callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
     startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
+    shellPath: options.shellEnv ? shellPathOnce(env, logger) : undefined,
   });
   const tools: ToolProvider =
     options.tools ??

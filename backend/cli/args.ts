@@ -12,6 +12,8 @@ export interface CliOptions {
   allowOrigins: string[];
   /** PEM file of extra CA certificates trusted for outgoing HTTPS (TLS-inspecting proxies). */
   caCerts?: string;
+  /** `-shell-env`: tool servers use the login shell's PATH (the desktop app passes it on macOS and Linux). */
+  shellEnv: boolean;
 }
 
 export class UsageError extends Error {}
@@ -32,6 +34,7 @@ flags (single or double dash; "-flag value" or "-flag=value"):
   -swap-port N|off  port of the swap route builder on 127.0.0.1 (default 8081; 0 = any free port)
   -allow-origin O   extra allowed browser Origin (repeatable), e.g. http://localhost:5173
   -ca-certs FILE    extra CA certificates (PEM) to trust for outgoing HTTPS, e.g. a proxy's root
+  -shell-env        tool servers use the PATH of the user's login shell ($SHELL -ilc, read once)
   -h, -help         show this help
 `;
 
@@ -70,6 +73,13 @@ function parseOrigin(value: string): string {
   return url.origin;
 }
 
+/** Boolean flags as Go's flag package takes them: `-flag` alone, or `-flag=true|false`. */
+function parseBool(flag: string, value: string): boolean {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new UsageError(`invalid value "${value}" for flag -${flag}: must be true or false`);
+}
+
 const VALUE_FLAGS = ['port', 'host', 'data', 'mcp', 'model', 'swap-port', 'allow-origin', 'ca-certs'] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -82,6 +92,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     dataDir: defaultDataDir(),
     swapPort: 8081,
     allowOrigins: [],
+    shellEnv: false,
   };
   let commandSeen = false;
   for (let i = 0; i < argv.length; i++) {
@@ -99,6 +110,10 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     if (name === 'h' || name === 'help') {
       options.command = 'help';
       return options;
+    }
+    if (name === 'shell-env') {
+      options.shellEnv = parseBool(name, eq === -1 ? 'true' : body.slice(eq + 1));
+      continue;
     }
     if (!(VALUE_FLAGS as readonly string[]).includes(name)) throw new UsageError(`flag provided but not defined: -${name}`);
     let value: string;

@@ -2,9 +2,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ToolCallOutcome } from '../chat/tool-provider.js';
 import { VERSION } from '../version.js';
-import { describeExit, describeRemoteError, ToolServerError } from './mcp-errors.js';
+import { childEnv } from './child-env.js';
+import { resolveCommand, spawnLine } from './command-resolve.js';
+import { describeExit, describeNotFound, describeRemoteError, ToolServerError } from './mcp-errors.js';
 import { loadClient, loadSse, loadStreamableHttp, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT } from './mcp-sdk.js';
-import { serverEnv } from './orphan-guard.js';
 import type { ResolvedServer } from './server-config.js';
 import { GuardedStdioTransport } from './stdio-transport.js';
 import { cutResult, resultText } from './tool-result.js';
@@ -23,6 +24,8 @@ export interface ConnectionOptions {
   startTimeoutMs: number;
   callTimeoutMs: number;
   log: (line: string) => void;
+  /** The login shell's PATH (`-shell-env`), read once on first use. */
+  shellPath?: () => Promise<string | undefined>;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -66,13 +69,15 @@ export class McpConnection {
     let transport: Transport | undefined;
     try {
       if (server.transport === 'stdio') {
+        const env = childEnv(options.env, server.env, { path: await options.shellPath?.() });
+        const resolved = resolveCommand(server.command, { platform: process.platform, env, cwd: server.cwd });
+        if (!resolved.found) {
+          this.startFailedAt = Date.now();
+          return this.fail(describeNotFound(server.command, resolved.searched));
+        }
+        const line = spawnLine(resolved.file, server.args, process.platform, env);
         // Spawn first: the server boots while the SDK is being imported.
-        const stdio = new GuardedStdioTransport({
-          command: server.command,
-          args: server.args,
-          env: serverEnv(options.env, server.env),
-          cwd: server.cwd,
-        });
+        const stdio = new GuardedStdioTransport({ ...line, env, cwd: server.cwd });
         transport = stdio;
         this.transport = stdio;
         void stdio.start().catch(() => {});

@@ -10,6 +10,12 @@ export class ToolServerError extends Error {
   }
 }
 
+/** The command was not on the PATH the server would have been started with. */
+export function describeNotFound(command: string, searched: string[]): ToolServerError {
+  const where = searched.length > 0 ? `searched ${searched.join(process.platform === 'win32' ? ';' : ':')}` : 'PATH is empty';
+  return new ToolServerError(`command not found: ${command} (${where})`, 'not_found');
+}
+
 function lastLines(lines: string[], n = 5): string {
   const tail = lines
     .filter((l) => l.trim())

@@ -17,6 +17,8 @@ export interface ManagerOptions {
   idleMs?: number;
   callTimeoutMs?: number;
   startTimeoutMs?: number;
+  /** `-shell-env`: the login shell's PATH for stdio servers. */
+  shellPath?: () => Promise<string | undefined>;
 }
 
 /** One server as `GET /api/mcp/status` reports it. */
@@ -64,6 +66,7 @@ export class McpManager {
       startTimeoutMs: this.options.startTimeoutMs ?? START_TIMEOUT_MS,
       callTimeoutMs: this.callTimeoutMs,
       log: this.options.log,
+      shellPath: this.options.shellPath,
     });
     if (!this.closed) this.connections.set(server.key, conn);
     const slot = server.key.slice(0, server.key.lastIndexOf('\u0000'));

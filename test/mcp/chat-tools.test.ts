@@ -107,7 +107,7 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       assert.equal(byName.ev.state, 'ready');
       assert.ok(byName.ev.tools.some((t: any) => t.name === 'echo'));
       assert.equal(byName.broken.state, 'failed');
-      assert.equal(byName.broken.error, `command not found: ${MISSING}`);
+      assert.equal(byName.broken.error, `command not found: ${MISSING} (searched ${process.env.PATH})`);
     });
 
     it('ask → deny: the call waits, is not run, and the model gets an error result', async () => {
