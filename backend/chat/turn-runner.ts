@@ -19,7 +19,7 @@ import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
 import type { ToolProvider } from './tool-provider.js';
-import { runTools, toolStep, withSpec } from './tool-round.js';
+import { ownCallId, runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -127,7 +127,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
       itemCount = turnItems.length;
-      const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(b, specs) : b));
+      const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(ownCallId(b), specs) : b));
       const message: StoredMessage = {
         id: messageId,
         role: 'assistant',

@@ -80,8 +80,10 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       const call = frames.find((f) => f.type === 'turn.tool_call');
       assert.deepEqual(
         { call_id: call.call_id, server: call.server, tool: call.tool, arguments: call.arguments, needs_approval: call.needs_approval },
-        { call_id: 'call_sum_1', server: 'ev', tool: 'get-sum', arguments: { a: 20, b: 22 }, needs_approval: false },
+        { call_id: call.call_id, server: 'ev', tool: 'get-sum', arguments: { a: 20, b: 22 }, needs_approval: false },
       );
+      // The backend's own id in frames; the provider's (call_sum_1) only goes back to the provider.
+      assert.match(call.call_id, /^call_[A-Za-z0-9_-]{16}$/);
       const result = frames.find((f) => f.type === 'turn.tool_result');
       assert.deepEqual({ ok: result.ok, content: result.content }, { ok: true, content: 'The sum of 20 and 22 is 42.' });
       const sent = resultRequest(type, relay.requests, 'call_sum_1');
