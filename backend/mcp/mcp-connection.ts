@@ -10,7 +10,9 @@ import type { ResolvedServer } from './server-config.js';
 import { GuardedStdioTransport } from './stdio-transport.js';
 import { cutResult, resultText } from './tool-result.js';
 
-export type ServerState = 'stopped' | 'starting' | 'ready' | 'failed';
+import type { ServerState } from './mcp-status-api.js';
+
+export type { ServerState };
 
 export interface ServerTool {
   name: string;
@@ -37,6 +39,10 @@ export class McpConnection {
   state: ServerState = 'stopped';
   tools: ServerTool[] = [];
   error: string | null = null;
+  /** Set while a remote server waits for the user to sign in (OAuth): where to send the browser. */
+  authorizeUrl?: string;
+  /** OAuth tokens are stored for this server. */
+  signedIn = false;
   /** When the last start attempt failed (a crash after a good start does not count). */
   startFailedAt = 0;
   private client?: Client;

@@ -1,7 +1,10 @@
 import type { DataPaths } from '../data/data-dir.js';
-import { McpConnection, type ServerState, type ServerTool } from './mcp-connection.js';
+import { McpConnection, type ServerTool } from './mcp-connection.js';
+import type { ServerStatus } from './mcp-status-api.js';
 import type { McpStore } from './mcp-store.js';
-import { resolveServers, type ResolvedServer, type ServerSource, type TransportKind } from './server-config.js';
+import { resolveServers, type ResolvedServer } from './server-config.js';
+
+export type { ServerStatus };
 
 export const IDLE_MS = 5 * 60_000;
 export const CALL_TIMEOUT_MS = 60_000;
@@ -21,20 +24,6 @@ export interface ManagerOptions {
   shellPath?: () => Promise<string | undefined>;
 }
 
-/** One server as `GET /api/mcp/status` reports it. */
-export interface ServerStatus {
-  name: string;
-  source: ServerSource;
-  transport: TransportKind | 'invalid';
-  state: ServerState;
-  disabled: boolean;
-  approval: 'auto' | 'ask';
-  always_allow: string[];
-  tools: { name: string; description: string }[];
-  error: string | null;
-  /** Process id of a running stdio server (its process group leader). */
-  pid: number | null;
-}
 
 /**
  * Running tool servers, shared across turns and workspaces: a global server used by two workspaces
@@ -120,8 +109,19 @@ export class McpManager {
         tools: tools.map((t) => ({ name: t.name, description: t.description })),
         error: conn?.error ?? (s.transport === 'invalid' ? `invalid configuration: ${s.problem}` : null),
         pid: conn?.pid ?? null,
+        auth_required: conn?.authorizeUrl !== undefined,
+        authorize_url: conn?.authorizeUrl ?? null,
+        signed_in: conn?.signedIn ?? false,
       };
     });
+  }
+
+  /** Starts one server now (the tool-servers page's "Connect"), waits until it is ready or failed. */
+  async check(name: string, workspaceId?: string): Promise<ServerStatus | undefined> {
+    const server = (await this.servers(workspaceId)).find((s) => s.name === name);
+    if (!server) return undefined;
+    if (!server.disabled) await this.connection(server).ensureStarted();
+    return (await this.status(workspaceId)).find((s) => s.name === name);
   }
 
   /** Backend shutdown: signal every stdio server's group now, then close connections politely. */

@@ -5,7 +5,9 @@ import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
 import { ImportJsonDialog } from './import-json';
+import './tools.css';
 import { ServerEditor } from './server-editor';
+import { StatusCell, useServerStatus } from './server-status';
 
 type Raw = Record<string, unknown>;
 
@@ -18,6 +20,8 @@ export function ToolServersPage() {
   const workspaces = useResource<unknown>(path.workspaces, ['workspaces']);
   const filePath = scope === 'global' ? path.globalMcp : path.workspaceMcp(scope);
   const file = useResource<McpView>(filePath, ['mcp']);
+  const status = useServerStatus(scope === 'global' ? null : scope);
+  const statusOf = (name: string) => status.data?.servers.find((s) => s.name === name);
   const [editing, setEditing] = useState<{ draft: ServerDraft; editing: boolean } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
@@ -80,6 +84,7 @@ export function ToolServersPage() {
               <th>{t('tools.name')}</th>
               <th>{t('tools.kind')}</th>
               <th>{t('tools.target')}</th>
+              <th>{t('mcp.status')}</th>
               <th>
                 <span className="sr-only">{t('common.actions')}</span>
               </th>
@@ -101,6 +106,9 @@ export function ToolServersPage() {
                 </td>
                 <td className="mono small truncate" title={target}>
                   {target}
+                </td>
+                <td>
+                  <StatusCell status={statusOf(name)} workspaceId={scope === 'global' ? null : scope} onChanged={() => void status.reload()} />
                 </td>
                 <td className="row-actions">
                   {!ro && (

@@ -1,0 +1,31 @@
+import type { enMcp } from './en-mcp';
+
+/** 中文：工具服务器的审批、状态、登录、提示词、资源与目录。 */
+export const zhMcp: Record<keyof typeof enMcp, string> = {
+  'mcp.approvals': '审批',
+  'mcp.approvalMode': '工具运行前',
+  'mcp.approvalAsk': '每次询问',
+  'mcp.approvalAuto': '直接运行，不询问',
+  'mcp.approvalAskHint': '每次调用都会在对话中等待“允许”或“拒绝”，下方列出的工具除外。',
+  'mcp.approvalAutoHint': '模型一调用，此服务器的所有工具就会立即运行。仅对完全信任的服务器选择此项。',
+  'mcp.alwaysAllow': '始终允许的工具',
+  'mcp.alwaysAllowNone': '无。在对话中对某次工具调用选择“始终允许”会把该工具加到这里。',
+  'mcp.alwaysAllowMoot': '服务器设为直接运行时，此列表不起作用。',
+  'mcp.revoke': '撤销',
+  'mcp.revokeNamed': '撤销 {tool} 的“始终允许”',
+  'mcp.importAuto': '所有工具直接运行，不询问',
+  'mcp.importAlways': '始终允许：{tools}',
+  'mcp.importKeep': '为 {name} 保留此设置',
+  'mcp.importWillAsk': '导入后每个工具运行前都会询问。',
+  'mcp.status': '状态',
+  'mcp.stateReady': '运行中',
+  'mcp.stateStarting': '启动中',
+  'mcp.stateStopped': '未启动',
+  'mcp.stateFailed': '失败',
+  'mcp.stateAuth': '需要登录',
+  'mcp.toolCount': '{count} 个工具',
+  'mcp.connect': '连接',
+  'mcp.connectNamed': '立即连接 {name}',
+  'mcp.signIn': '登录',
+  'mcp.signOut': '退出登录',
+};
