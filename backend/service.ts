@@ -5,9 +5,11 @@ import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
+import { mcpFeatureRoutes } from './api/mcp-feature-routes.js';
 import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolProvider } from './mcp/mcp-tool-provider.js';
 import { ShellPath } from './mcp/login-shell-path.js';
+import { snapshotResources } from './mcp/resource-snapshot.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
@@ -192,9 +194,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       onConfigChanged: (scope) => ws.configChanged('mcp', scope),
     });
   app.use(mcpStatusRoutes(stores, mcp));
+  app.use(mcpFeatureRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
-  app.use(chatRoutes(stores, chat));
+  app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));

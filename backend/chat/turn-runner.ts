@@ -71,13 +71,16 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const specs = model.offerTools ? await toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
+    const listTools = () => (model.offerTools ? toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : []);
+    let specs = await listTools();
     const catalog = await toolStep(ctx, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
     const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
     for (;;) {
+      // A server may have changed its tools during the last round (notifications/tools/list_changed).
+      if (rounds > 0) specs = await listTools();
       const req: LlmRequest = {
         model: model.modelId,
         system,

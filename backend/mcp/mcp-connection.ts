@@ -46,6 +46,7 @@ export class McpConnection {
   /** When the last start attempt failed (a crash after a good start does not count). */
   startFailedAt = 0;
   private client?: Client;
+  private toolsStale = false;
   private transport?: Transport;
   private starting?: Promise<void>;
   private idleTimer?: NodeJS.Timeout;
@@ -96,19 +97,15 @@ export class McpConnection {
           server.transport === 'sse' ? new (await loadSse())(url, { requestInit }) : new (await loadStreamableHttp())(url, { requestInit });
       }
       if (!transport) throw new ToolServerError('no transport for this server', 'config');
-      const client = new Client({ name: 'service-desktop', version: VERSION }, { capabilities: {} });
+      // list_changed (DESIGN 9): the tool list is fetched again before the next model request.
+      const client = new Client(
+        { name: 'service-desktop', version: VERSION },
+        { capabilities: {}, listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => (this.toolsStale = true) } } },
+      );
       this.transport = transport;
       this.client = client;
       await client.connect(transport, { timeout: options.startTimeoutMs });
-      const tools: ServerTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: options.startTimeoutMs });
-        for (const t of page.tools) {
-          tools.push({ name: t.name, description: t.description ?? t.title ?? '', inputSchema: t.inputSchema as Record<string, unknown> });
-        }
-        cursor = page.nextCursor;
-      } while (cursor);
+      const tools = client.getServerCapabilities()?.tools ? await listAllTools(client, options.startTimeoutMs) : [];
       if (this.transport !== transport) return; // stopped while starting
       client.onclose = () => this.closedUnexpectedly(transport!);
       this.tools = tools;
@@ -154,6 +151,43 @@ export class McpConnection {
     }
     if (this.server.transport === 'invalid') return new ToolServerError(this.server.problem, 'config');
     return describeRemoteError(this.server.url, err);
+  }
+
+  /** The tools as the server lists them now: listed again after it announced a change. */
+  async freshTools(): Promise<ServerTool[]> {
+    const client = this.client;
+    if (this.state !== 'ready' || !client || !this.toolsStale) return this.tools;
+    this.toolsStale = false;
+    try {
+      this.tools = await listAllTools(client, this.options.startTimeoutMs);
+      this.options.log(`tool server ${this.server.name}: tool list changed (${this.tools.length} tools)`);
+    } catch {
+      // Keep the old list; a broken connection shows up at the next call.
+    }
+    return this.tools;
+  }
+
+  /**
+   * Runs a request of the MCP client (prompts, resources) on the started server, counting as use
+   * (no idle stop meanwhile). Throws the server's failure in words when it is not available.
+   */
+  async request<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    await this.ensureStarted();
+    const client = this.client;
+    if (this.state !== 'ready' || !client) throw new ToolServerError(this.error ?? 'the server is not running', 'connect');
+    this.inflight++;
+    clearTimeout(this.idleTimer);
+    try {
+      return await work(client);
+    } finally {
+      this.inflight--;
+      this.touch();
+    }
+  }
+
+  /** What the server offers besides tools (from its initialize answer). */
+  offers(feature: 'prompts' | 'resources'): boolean {
+    return this.state === 'ready' && !!this.client?.getServerCapabilities()?.[feature];
   }
 
   /** Runs one tool call; every failure becomes an error result, never a throw. */
@@ -233,4 +267,17 @@ export class McpConnection {
     clearTimeout(this.idleTimer);
     if (this.server.transport === 'stdio') (this.transport as GuardedStdioTransport | undefined)?.killNow();
   }
+}
+
+async function listAllTools(client: Client, timeout: number): Promise<ServerTool[]> {
+  const tools: ServerTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout });
+    for (const t of page.tools) {
+      tools.push({ name: t.name, description: t.description ?? t.title ?? '', inputSchema: t.inputSchema as Record<string, unknown> });
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
 }

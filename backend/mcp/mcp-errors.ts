@@ -86,3 +86,8 @@ export function describeRemoteError(rawUrl: string, err: unknown): ToolServerErr
   const why = typeof cause === 'string' && cause ? ` (${cause.split(rawUrl).join(url)})` : '';
   return new ToolServerError(`${url}: ${message}${why}`, 'protocol');
 }
+
+/** A server that could not answer a request (prompts, resources), for an API error message. */
+export function serverFailureMessage(server: string, err: unknown): string {
+  return `The tool server ${server} could not answer: ${(err as Error)?.message ?? String(err)}`;
+}

@@ -116,6 +116,21 @@ export class McpManager {
     });
   }
 
+  /** The workspace's enabled servers, started (prompts and resources are asked of running servers). */
+  async started(workspaceId: string): Promise<McpConnection[]> {
+    const servers = (await this.servers(workspaceId)).filter((s) => !s.disabled);
+    return this.startAll(servers);
+  }
+
+  /** One enabled server of the workspace by name, started; undefined when there is none. */
+  async startedOne(workspaceId: string, name: string): Promise<McpConnection | undefined> {
+    const server = (await this.servers(workspaceId)).find((s) => s.name === name && !s.disabled);
+    if (!server) return undefined;
+    const conn = this.connection(server);
+    await conn.ensureStarted();
+    return conn;
+  }
+
   /** Starts one server now (the tool-servers page's "Connect"), waits until it is ready or failed. */
   async check(name: string, workspaceId?: string): Promise<ServerStatus | undefined> {
     const server = (await this.servers(workspaceId)).find((s) => s.name === name);

@@ -22,3 +22,31 @@ export interface ServerStatus {
   /** Tokens are stored for this server ("Sign out" forgets them). */
   signed_in: boolean;
 }
+
+/** `GET /api/workspaces/:id/mcp/prompts`. */
+export interface PromptInfo {
+  server: string;
+  name: string;
+  description: string;
+  arguments: { name: string; description: string; required: boolean }[];
+}
+
+/** `POST …/mcp/prompts/get` → `{messages}`: the rendered prompt, as text. */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+/** `GET /api/workspaces/:id/mcp/resources`. */
+export interface ResourceInfo {
+  server: string;
+  uri: string;
+  name: string;
+  mime: string | null;
+}
+
+/** A server that could not answer a listing: named, with the reason in words. */
+export interface FeatureProblem {
+  server: string;
+  error: string;
+}

@@ -43,7 +43,7 @@ export class McpToolProvider implements ToolProvider {
     // Approvals come from the entry as read now (a running connection may predate an always_allow edit).
     for (const [i, conn] of conns.entries()) {
       if (conn.state !== 'ready') continue;
-      for (const tool of conn.tools) {
+      for (const tool of await conn.freshTools()) {
         specs.push({
           name: modelToolName(servers[i].name, tool.name, taken),
           description: tool.description,
