@@ -78,7 +78,6 @@ describe('-shell-env: tool servers use the login shell PATH', () => {
 
 describe('without -shell-env', () => {
   it('the status says the command was not found and names the PATH it searched', async () => {
-    const root = tempDir('svc-no-shell-env-');
     const rig = await ChatRig.start([], { start: { env: { PATH: BARE_PATH } } });
     try {
       await rig.ok('PUT', '/api/mcp/global', { mcpServers: { brew: { command: 'my-everything' } } });
@@ -89,7 +88,6 @@ describe('without -shell-env', () => {
     } finally {
       await rig.proc.stop();
       rig.proc.cleanup();
-      rmSync(root, { recursive: true, force: true });
     }
   });
 });
