@@ -6,6 +6,9 @@ import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js'
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
 import { mcpFeatureRoutes } from './api/mcp-feature-routes.js';
+import { mcpOAuthCallbackRoute, mcpSignOutRoute } from './api/mcp-oauth-routes.js';
+import { McpOAuth } from './mcp/oauth-client.js';
+import { McpTokenStore } from './mcp/oauth-store.js';
 import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolProvider } from './mcp/mcp-tool-provider.js';
 import { ShellPath } from './mcp/login-shell-path.js';
@@ -56,6 +59,12 @@ export interface ServiceOptions {
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
   tools?: ToolProvider;
+}
+
+/** The host the sign-in callback URL names: a wildcard bind is reached on loopback. */
+function callbackHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 function shellPathOnce(env: NodeJS.ProcessEnv, logger: Logger): () => Promise<string | undefined> {
@@ -166,6 +175,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     // Unknown non-API paths get index.html; no built UI at all falls through to the 404.
     serveUi(req, res, () => res.sendFile('index.html', { root: uiDir }, (err) => (err ? next() : undefined)));
   });
+  // Tool-server sign-in: the browser returns here from the authorization server, without the credential.
+  const oauth = new McpOAuth(new McpTokenStore(paths.mcpTokens), () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`);
+  app.use(mcpOAuthCallbackRoute(oauth, logger));
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
   app.use(providerReadRoutes(config));
@@ -184,6 +196,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
     startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
     shellPath: options.shellEnv ? shellPathOnce(env, logger) : undefined,
+    oauth,
   });
   const tools: ToolProvider =
     options.tools ??
@@ -195,6 +208,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     });
   app.use(mcpStatusRoutes(stores, mcp));
   app.use(mcpFeatureRoutes(stores, mcp));
+  app.use(mcpSignOutRoute(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
   app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));

@@ -7,6 +7,7 @@ import { resolveCommand, spawnLine } from './command-resolve.js';
 import { describeExit, describeNotFound, describeRemoteError, ToolServerError } from './mcp-errors.js';
 import { loadClient, loadSse, loadStreamableHttp, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT } from './mcp-sdk.js';
 import type { ResolvedServer } from './server-config.js';
+import type { McpOAuth } from './oauth-client.js';
 import { GuardedStdioTransport } from './stdio-transport.js';
 import { cutResult, resultText } from './tool-result.js';
 
@@ -28,6 +29,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** The login shell's PATH (`-shell-env`), read once on first use. */
   shellPath?: () => Promise<string | undefined>;
+  /** OAuth sign-in for remote servers that ask for it (none configured: a 401 is just an error). */
+  oauth?: McpOAuth;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -41,8 +44,6 @@ export class McpConnection {
   error: string | null = null;
   /** Set while a remote server waits for the user to sign in (OAuth): where to send the browser. */
   authorizeUrl?: string;
-  /** OAuth tokens are stored for this server. */
-  signedIn = false;
   /** When the last start attempt failed (a crash after a good start does not count). */
   startFailedAt = 0;
   private client?: Client;
@@ -72,6 +73,7 @@ export class McpConnection {
     const { server, options } = this;
     this.state = 'starting';
     this.error = null;
+    this.authorizeUrl = undefined;
     if (server.transport === 'invalid') return this.fail(new ToolServerError(`invalid configuration: ${server.problem}`, 'config'));
     let transport: Transport | undefined;
     try {
@@ -93,8 +95,11 @@ export class McpConnection {
       if (server.transport !== 'stdio') {
         const requestInit = { headers: server.headers };
         const url = new URL(server.url);
-        transport =
-          server.transport === 'sse' ? new (await loadSse())(url, { requestInit }) : new (await loadStreamableHttp())(url, { requestInit });
+        // A configured Authorization header is the user's choice of credential: no OAuth then.
+        const ownAuth = Object.keys(server.headers).some((h) => h.toLowerCase() === 'authorization');
+        const authProvider = ownAuth ? undefined : options.oauth?.provider(server.url, (authorizeUrl) => (this.authorizeUrl = authorizeUrl));
+        const init = { requestInit, authProvider };
+        transport = server.transport === 'sse' ? new (await loadSse())(url, init) : new (await loadStreamableHttp())(url, init);
       }
       if (!transport) throw new ToolServerError('no transport for this server', 'config');
       // list_changed (DESIGN 9): the tool list is fetched again before the next model request.
@@ -139,6 +144,10 @@ export class McpConnection {
 
   private explain(err: unknown, transport: Transport | undefined, phase: 'start' | 'run'): ToolServerError {
     if (err instanceof ToolServerError) return err;
+    // The SDK asked the user to sign in (redirectToAuthorization) and then gave up on this request.
+    if (this.authorizeUrl) {
+      return new ToolServerError('needs sign-in: this server asks you to sign in (OAuth); use "Sign in" on the tool servers page', 'auth');
+    }
     const code = (err as { code?: unknown })?.code;
     if (code === SDK_REQUEST_TIMEOUT && phase === 'start') {
       return new ToolServerError(`timeout: the server did not answer within ${seconds(this.options.startTimeoutMs)}`, 'timeout');

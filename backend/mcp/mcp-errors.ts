@@ -4,7 +4,7 @@ import type { StdioExit } from './stdio-transport.js';
 export class ToolServerError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not_found' | 'exited' | 'http' | 'timeout' | 'config' | 'connect' | 'protocol',
+    readonly kind: 'not_found' | 'exited' | 'http' | 'timeout' | 'config' | 'connect' | 'protocol' | 'auth',
   ) {
     super(message);
   }

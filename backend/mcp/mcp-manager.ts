@@ -1,6 +1,7 @@
 import type { DataPaths } from '../data/data-dir.js';
 import { McpConnection, type ServerTool } from './mcp-connection.js';
 import type { ServerStatus } from './mcp-status-api.js';
+import { authKey, type McpOAuth } from './oauth-client.js';
 import type { McpStore } from './mcp-store.js';
 import { resolveServers, type ResolvedServer } from './server-config.js';
 
@@ -22,6 +23,7 @@ export interface ManagerOptions {
   startTimeoutMs?: number;
   /** `-shell-env`: the login shell's PATH for stdio servers. */
   shellPath?: () => Promise<string | undefined>;
+  oauth?: McpOAuth;
 }
 
 
@@ -39,6 +41,27 @@ export class McpManager {
 
   constructor(private readonly options: ManagerOptions) {
     this.callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
+    // After a sign-in, the servers that waited for it connect at once.
+    if (options.oauth) options.oauth.onSignedIn = (key) => this.reconnect((s) => s.transport !== 'stdio' && s.transport !== 'invalid' && authKey(s.url) === key);
+  }
+
+  /** Starts again the connections of the matching servers that are not running. */
+  private reconnect(match: (server: ResolvedServer) => boolean): void {
+    for (const conn of this.connections.values()) {
+      if (match(conn.server) && conn.state !== 'ready') void conn.ensureStarted();
+    }
+  }
+
+  /** "Sign out": forget the server's tokens and stop its connection (the next use asks to sign in). */
+  async signOut(name: string, workspaceId?: string): Promise<boolean> {
+    const server = (await this.servers(workspaceId)).find((s) => s.name === name);
+    if (!server || server.transport === 'stdio' || server.transport === 'invalid' || !this.options.oauth) return false;
+    await this.options.oauth.signOut(server.url);
+    for (const conn of this.connections.values()) {
+      const s = conn.server;
+      if (s.transport !== 'stdio' && s.transport !== 'invalid' && authKey(s.url) === authKey(server.url)) await conn.stop();
+    }
+    return true;
   }
 
   servers(workspaceId?: string): Promise<ResolvedServer[]> {
@@ -56,6 +79,7 @@ export class McpManager {
       callTimeoutMs: this.callTimeoutMs,
       log: this.options.log,
       shellPath: this.options.shellPath,
+      oauth: this.options.oauth,
     });
     if (!this.closed) this.connections.set(server.key, conn);
     const slot = server.key.slice(0, server.key.lastIndexOf('\u0000'));
@@ -95,7 +119,11 @@ export class McpManager {
 
   async status(workspaceId?: string): Promise<ServerStatus[]> {
     const servers = await this.servers(workspaceId);
-    return servers.map((s) => {
+    const oauth = this.options.oauth;
+    const signedIn = await Promise.all(
+      servers.map((s) => (oauth && s.transport !== 'stdio' && s.transport !== 'invalid' ? oauth.store.signedIn(authKey(s.url)) : false)),
+    );
+    return servers.map((s, i) => {
       const conn = this.peek(s);
       const tools: ServerTool[] = conn?.tools ?? [];
       return {
@@ -111,7 +139,7 @@ export class McpManager {
         pid: conn?.pid ?? null,
         auth_required: conn?.authorizeUrl !== undefined,
         authorize_url: conn?.authorizeUrl ?? null,
-        signed_in: conn?.signedIn ?? false,
+        signed_in: signedIn[i],
       };
     });
   }
