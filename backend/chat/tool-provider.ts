@@ -34,6 +34,8 @@ export interface ToolProvider {
   /** Extra system-prompt text for this workspace (the skill catalog), or '' for none. */
   systemPrompt(workspaceId: string): Promise<string>;
   call(workspaceId: string, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallOutcome>;
+  /** True when a tool server announced a changed tool list since it was last listed (list again before the next request). */
+  toolsChanged?(): boolean;
   /** "Always allow this tool": persist the tool in its server entry's `always_allow`. */
   remember(workspaceId: string, spec: ToolSpec): Promise<void>;
 }

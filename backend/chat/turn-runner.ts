@@ -80,7 +80,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
     let rounds = 0;
     for (;;) {
       // A server may have changed its tools during the last round (notifications/tools/list_changed).
-      if (rounds > 0) specs = await listTools();
+      if (rounds > 0 && ctx.tools.toolsChanged?.()) specs = await listTools();
       const req: LlmRequest = {
         model: model.modelId,
         system,

@@ -47,7 +47,8 @@ export class McpConnection {
   /** When the last start attempt failed (a crash after a good start does not count). */
   startFailedAt = 0;
   private client?: Client;
-  private toolsStale = false;
+  /** Set by notifications/tools/list_changed; cleared when the tools are listed again. */
+  toolsStale = false;
   private transport?: Transport;
   private starting?: Promise<void>;
   private idleTimer?: NodeJS.Timeout;

@@ -159,6 +159,12 @@ export class McpManager {
     return conn;
   }
 
+  /** Some running server announced a new tool list (notifications/tools/list_changed). */
+  toolsChanged(): boolean {
+    for (const conn of this.connections.values()) if (conn.toolsStale) return true;
+    return false;
+  }
+
   /** Starts one server now (the tool-servers page's "Connect"), waits until it is ready or failed. */
   async check(name: string, workspaceId?: string): Promise<ServerStatus | undefined> {
     const server = (await this.servers(workspaceId)).find((s) => s.name === name);

@@ -85,6 +85,10 @@ export class McpToolProvider implements ToolProvider {
     return this.deps.manager.connection(server).call(spec.tool, args, signal);
   }
 
+  toolsChanged(): boolean {
+    return this.deps.manager.toolsChanged();
+  }
+
   async remember(workspaceId: string, spec: ToolSpec): Promise<void> {
     const server = (await this.deps.manager.servers(workspaceId)).find((s) => s.name === spec.server);
     if (!server) return;
