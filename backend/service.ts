@@ -10,19 +10,18 @@ import { mcpOAuthCallbackRoute, mcpSignOutRoute } from './api/mcp-oauth-routes.j
 import { McpOAuth } from './mcp/oauth-client.js';
 import { McpTokenStore } from './mcp/oauth-store.js';
 import { McpManager } from './mcp/mcp-manager.js';
-import { McpToolProvider } from './mcp/mcp-tool-provider.js';
+import { McpToolSource } from './mcp/mcp-tool-source.js';
 import { ShellPath } from './mcp/login-shell-path.js';
 import { snapshotResources } from './mcp/resource-snapshot.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
-import { createManagedStores, type ManagedStores } from './config/managed-stores.js';
+import { createManagedStores, type ManagedStores } from './service-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
 import { ChatEngine } from './chat/chat-engine.js';
-import type { ToolProvider } from './chat/tool-provider.js';
 import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
@@ -40,6 +39,9 @@ import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
 import { createSwapApp } from './swap/swap-app.js';
 import { VERSION } from './version.js';
+import { SkillToolSource } from './skills/skill-tools.js';
+import { combineToolSources } from './tools/combined-tools.js';
+import type { ToolSource } from './tools/tool-source.js';
 import { WsHub } from './ws/ws-hub.js';
 
 export interface ServiceOptions {
@@ -58,7 +60,7 @@ export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
-  tools?: ToolProvider;
+  tools?: ToolSource;
 }
 
 /** The host the sign-in callback URL names: a wildcard bind is reached on loopback. */
@@ -86,7 +88,7 @@ export interface Service {
   /** Running tool servers (started on first use). */
   mcp: McpManager;
   /** Tool servers and skills as the chat turn loop uses them. */
-  tools: ToolProvider;
+  tools: ToolSource;
   /** Sessions and turns. */
   chat: ChatEngine;
   options: ServiceOptions;
@@ -176,7 +178,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     serveUi(req, res, () => res.sendFile('index.html', { root: uiDir }, (err) => (err ? next() : undefined)));
   });
   // Tool-server sign-in: the browser returns here from the authorization server, without the credential.
-  const oauth = new McpOAuth(new McpTokenStore(paths.mcpTokens), () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`);
+  const oauth = new McpOAuth(
+    new McpTokenStore(paths.mcpTokens),
+    () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
+  );
   app.use(mcpOAuthCallbackRoute(oauth, logger));
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
@@ -198,14 +203,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     shellPath: options.shellEnv ? shellPathOnce(env, logger) : undefined,
     oauth,
   });
-  const tools: ToolProvider =
+  // Skills first: their catalog leads the system prompt and `activate_skill` the tool list.
+  const tools: ToolSource =
     options.tools ??
-    new McpToolProvider({
-      manager: mcp,
-      store: stores.mcp,
-      skills: stores.skills,
-      onConfigChanged: (scope) => ws.configChanged('mcp', scope),
-    });
+    combineToolSources(
+      new SkillToolSource(stores.skills),
+      new McpToolSource({ manager: mcp, store: stores.mcp, onConfigChanged: (scope) => ws.configChanged('mcp', scope) }),
+    );
   app.use(mcpStatusRoutes(stores, mcp));
   app.use(mcpFeatureRoutes(stores, mcp));
   app.use(mcpSignOutRoute(stores, mcp));

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
 import { searchSessions } from '../chat/session-search.js';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
@@ -48,7 +48,7 @@ function pageLimit(raw: unknown): number {
 }
 
 /** Sessions, turns and search (DESIGN 6, HTTP). */
-export function chatRoutes(stores: ManagedStores, engine: ChatEngine, readResources?: ResourceReader): Router {
+export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatEngine, readResources?: ResourceReader): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {
@@ -104,7 +104,8 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine, readResour
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
     const { content, resources } = parseBody(MessageSchema, req.body);
-    if (resources?.length && !readResources) throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
+    if (resources?.length && !readResources)
+      throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
     const snapshots = resources?.length ? await readResources!(wid, resources) : [];
     res.status(202).json(await engine.startTurn(wid, sid, content, snapshots));
   });

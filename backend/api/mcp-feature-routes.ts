@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import { serverFailureMessage } from '../mcp/mcp-errors.js';
 import { getPrompt, listPrompts, listResources } from '../mcp/mcp-features.js';
@@ -11,7 +11,9 @@ import { knownWorkspace } from './mcp-status-routes.js';
 const GetPromptSchema = z.object({
   server: z.string({ error: 'server is required' }).min(1, 'server is required'),
   name: z.string({ error: 'name is required' }).min(1, 'name is required'),
-  arguments: z.record(z.string(), z.string({ error: 'arguments values must be strings' }), { error: 'arguments must map names to strings' }).optional(),
+  arguments: z
+    .record(z.string(), z.string({ error: 'arguments values must be strings' }), { error: 'arguments must map names to strings' })
+    .optional(),
 });
 
 /** A failure of the server itself: JSON-RPC "invalid params" is the caller's mistake, the rest is upstream. */
@@ -26,7 +28,7 @@ export function serverFailure(server: string, err: unknown, field: string): ApiE
  * DESIGN 9: the prompts and resources of the workspace's tool servers. Listing starts the servers
  * (like a turn does); `problems` names the servers that could not answer, with the reason.
  */
-export function mcpFeatureRoutes(stores: ManagedStores, manager: McpManager): Router {
+export function mcpFeatureRoutes(stores: { workspaces: WorkspaceStore }, manager: McpManager): Router {
   const router = Router();
   router.get('/api/workspaces/:id/mcp/prompts', async (req, res) => {
     const id = await knownWorkspace(stores, String(req.params.id));

@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { McpOAuth } from '../mcp/oauth-client.js';
@@ -33,12 +33,14 @@ export function mcpOAuthCallbackRoute(oauth: McpOAuth, logger: Logger): Router {
   const router = Router();
   router.get('/api/mcp/oauth/callback', async (req, res) => {
     const { code, state, error } = req.query;
-    if (typeof state !== 'string' || !state) return page(res, 400, 'Sign-in failed', 'The sign-in link has no state. Start the sign-in again.');
+    if (typeof state !== 'string' || !state)
+      return page(res, 400, 'Sign-in failed', 'The sign-in link has no state. Start the sign-in again.');
     if (typeof error === 'string') {
       oauth.abandon(state);
       return page(res, 400, 'Sign-in cancelled', `The server answered: ${error.slice(0, 100)}. Start the sign-in again from the app.`);
     }
-    if (typeof code !== 'string' || !code) return page(res, 400, 'Sign-in failed', 'The sign-in link has no code. Start the sign-in again.');
+    if (typeof code !== 'string' || !code)
+      return page(res, 400, 'Sign-in failed', 'The sign-in link has no code. Start the sign-in again.');
     try {
       const { server } = await oauth.complete(state, code);
       logger.info(`tool server sign-in completed for ${server}`);
@@ -57,12 +59,13 @@ const SignOutSchema = z.object({
 });
 
 /** `POST /api/mcp/oauth/sign-out {name, workspace?}`: forget the server's tokens (credential required). */
-export function mcpSignOutRoute(stores: ManagedStores, manager: McpManager): Router {
+export function mcpSignOutRoute(stores: { workspaces: WorkspaceStore }, manager: McpManager): Router {
   const router = Router();
   router.post('/api/mcp/oauth/sign-out', async (req, res) => {
     const { name, workspace } = parseBody(SignOutSchema, req.body);
     const workspaceId = workspace ? await knownWorkspace(stores, workspace) : undefined;
-    if (!(await manager.signOut(name, workspaceId))) throw new ApiError('not_found', `No remote tool server named "${name}".`, { field: 'name' });
+    if (!(await manager.signOut(name, workspaceId)))
+      throw new ApiError('not_found', `No remote tool server named "${name}".`, { field: 'name' });
     res.json({ signed_out: name });
   });
   return router;

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { ManagedStores } from '../config/managed-stores.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { ApiError } from '../http/errors.js';
 import type { McpManager } from '../mcp/mcp-manager.js';
 import { checkWorkspaceId } from './workspace-routes.js';
-import { parseBody } from '../config/schema-errors.js';
+import { parseBody } from '../http/validation.js';
 import { z } from 'zod';
 
 const CheckSchema = z.object({
@@ -12,7 +12,7 @@ const CheckSchema = z.object({
 });
 
 /** A workspace id from a request that must exist (400 when malformed, 404 when unknown). */
-export async function knownWorkspace(stores: ManagedStores, raw: string): Promise<string> {
+export async function knownWorkspace(stores: { workspaces: WorkspaceStore }, raw: string): Promise<string> {
   let id: string;
   try {
     id = checkWorkspaceId(raw);
@@ -28,7 +28,7 @@ export async function knownWorkspace(stores: ManagedStores, raw: string): Promis
  * with the workspace's, plus `cli`), each with its state, tools and the failure in words. Without
  * `workspace`: the global servers. Reading the status never starts a server.
  */
-export function mcpStatusRoutes(stores: ManagedStores, manager: McpManager): Router {
+export function mcpStatusRoutes(stores: { workspaces: WorkspaceStore }, manager: McpManager): Router {
   const router = Router();
   router.get('/api/mcp/status', async (req, res) => {
     const raw = req.query.workspace;

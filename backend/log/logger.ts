@@ -20,6 +20,7 @@ const processSink: LogSink = {
   },
 };
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /**

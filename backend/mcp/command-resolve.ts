@@ -15,9 +15,7 @@ export interface LookupEnv {
   isFile?: (file: string) => boolean;
 }
 
-export type Resolution =
-  | { found: true; file: string }
-  | { found: false; searched: string[] };
+export type Resolution = { found: true; file: string } | { found: false; searched: string[] };
 
 const DEFAULT_PATHEXT = '.COM;.EXE;.BAT;.CMD';
 

@@ -50,7 +50,8 @@ export function readLoginShellPath(env: NodeJS.ProcessEnv, timeoutMs = SHELL_TIM
     child.once('close', (code) => {
       const start = out.indexOf(MARK);
       const end = out.lastIndexOf(MARK);
-      if (start === -1 || end <= start) return done({ problem: `the login shell ${shell} exited with code ${code} without printing its PATH` });
+      if (start === -1 || end <= start)
+        return done({ problem: `the login shell ${shell} exited with code ${code} without printing its PATH` });
       const line = out
         .slice(start + MARK.length, end)
         .split('\n')

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ToolCallOutcome } from '../chat/tool-provider.js';
+import type { ToolCallOutcome } from '../tools/tool-source.js';
 import { VERSION } from '../version.js';
 import { childEnv } from './child-env.js';
 import { resolveCommand, spawnLine } from './command-resolve.js';
@@ -98,7 +98,9 @@ export class McpConnection {
         const url = new URL(server.url);
         // A configured Authorization header is the user's choice of credential: no OAuth then.
         const ownAuth = Object.keys(server.headers).some((h) => h.toLowerCase() === 'authorization');
-        const authProvider = ownAuth ? undefined : options.oauth?.provider(server.url, (authorizeUrl) => (this.authorizeUrl = authorizeUrl));
+        const authProvider = ownAuth
+          ? undefined
+          : options.oauth?.provider(server.url, (authorizeUrl) => (this.authorizeUrl = authorizeUrl));
         const init = { requestInit, authProvider };
         transport = server.transport === 'sse' ? new (await loadSse())(url, init) : new (await loadStreamableHttp())(url, init);
       }

@@ -78,7 +78,8 @@ type Content = { type: string; text?: string; mimeType?: string; resource?: { ur
 /** One message content of a prompt as text: images and blobs are named, not inlined. */
 function contentText(c: Content): string {
   if (c.type === 'text') return c.text ?? '';
-  if (c.type === 'resource' && c.resource) return c.resource.text ?? `[resource ${c.resource.uri}${c.resource.mimeType ? ` (${c.resource.mimeType})` : ''}]`;
+  if (c.type === 'resource' && c.resource)
+    return c.resource.text ?? `[resource ${c.resource.uri}${c.resource.mimeType ? ` (${c.resource.mimeType})` : ''}]`;
   if (c.type === 'image' || c.type === 'audio') return `[${c.type}${c.mimeType ? ` ${c.mimeType}` : ''}]`;
   return `[${c.type}]`;
 }

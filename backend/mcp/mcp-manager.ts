@@ -26,7 +26,6 @@ export interface ManagerOptions {
   oauth?: McpOAuth;
 }
 
-
 /**
  * Running tool servers, shared across turns and workspaces: a global server used by two workspaces
  * runs once; a workspace server of the same name replaces it in that workspace only. A changed
@@ -42,7 +41,9 @@ export class McpManager {
   constructor(private readonly options: ManagerOptions) {
     this.callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
     // After a sign-in, the servers that waited for it connect at once.
-    if (options.oauth) options.oauth.onSignedIn = (key) => this.reconnect((s) => s.transport !== 'stdio' && s.transport !== 'invalid' && authKey(s.url) === key);
+    if (options.oauth)
+      options.oauth.onSignedIn = (key) =>
+        this.reconnect((s) => s.transport !== 'stdio' && s.transport !== 'invalid' && authKey(s.url) === key);
   }
 
   /** Starts again the connections of the matching servers that are not running. */

@@ -1,4 +1,4 @@
-import { readJsonFile, writeJsonFile } from '../config/json-file.js';
+import { readJsonFile, writeJsonFile } from '../data/document-file.js';
 
 // DESIGN 9: OAuth tokens of remote tool servers live in selfhost/mcp_tokens.json (0600, written
 // atomically), keyed by the server URL without query or fragment. Nothing here is ever logged or

@@ -74,7 +74,10 @@ describe('backend call ids with a provider that omits them (DESIGN 9)', () => {
           ['tool_result', second.call_id],
         ],
       );
-      assert.ok(stored.every((b: any) => !('provider_id' in b)), 'the provider id is not part of the API');
+      assert.ok(
+        stored.every((b: any) => !('provider_id' in b)),
+        'the provider id is not part of the API',
+      );
     } finally {
       watch.close();
     }

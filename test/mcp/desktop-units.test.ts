@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { childEnv } from '../../backend/mcp/child-env.js';
 import { resolveCommand, spawnLine } from '../../backend/mcp/command-resolve.js';
-import { McpFileSchema } from '../../backend/mcp/mcp-schema.js';
+import { McpFileSchema } from '../../backend/mcp/mcp-api.js';
 import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { escapeControls, Logger } from '../../backend/log/logger.js';
 
@@ -35,10 +35,14 @@ describe('the environment a tool server gets', () => {
   });
 
   test('Windows: its own variables, matched without regard to case; the login PATH replaces Path', () => {
-    const env = childEnv({ ...backend, Path: 'C:\\bin', PATH: undefined, windir: 'C:\\Windows', ComSpec: 'cmd' }, {}, {
-      platform: 'win32',
-      path: 'C:\\tools',
-    });
+    const env = childEnv(
+      { ...backend, Path: 'C:\\bin', PATH: undefined, windir: 'C:\\Windows', ComSpec: 'cmd' },
+      {},
+      {
+        platform: 'win32',
+        path: 'C:\\tools',
+      },
+    );
     assert.equal(env.SystemRoot, 'C:\\Windows');
     assert.equal(env.windir, 'C:\\Windows');
     assert.equal(env.ComSpec, 'cmd');
@@ -88,7 +92,10 @@ describe('command lookup (Windows cases run with an injected platform: Windows i
     const isFile = files('/usr/bin/npx', '/opt/homebrew/bin/npx', '/srv/run.sh');
     assert.deepEqual(resolveCommand('npx', { platform: 'darwin', env, isFile }), { found: true, file: '/opt/homebrew/bin/npx' });
     assert.deepEqual(resolveCommand('./run.sh', { platform: 'linux', env, cwd: '/srv', isFile }), { found: true, file: '/srv/run.sh' });
-    assert.deepEqual(resolveCommand('uvx', { platform: 'linux', env, isFile }), { found: false, searched: ['/opt/homebrew/bin', '/usr/bin'] });
+    assert.deepEqual(resolveCommand('uvx', { platform: 'linux', env, isFile }), {
+      found: false,
+      searched: ['/opt/homebrew/bin', '/usr/bin'],
+    });
     assert.equal(spawnLine('/usr/bin/npx', ['a b'], 'linux', env).verbatim, false);
   });
 });

@@ -22,7 +22,12 @@ describe('control characters in tool-server entries', () => {
       ['PUT', '/api/mcp/global/servers/evil%1B', { command: 'x' }, 'name'],
       ['POST', '/api/mcp/global/servers', { name: 'a', server: { command: 'x', env: { 'A\r': '1' } } }, 'mcpServers.a.env'],
       ['POST', '/api/mcp/global/servers', { name: 'a', server: { command: 'x', env: { A: 'one\ntwo' } } }, 'mcpServers.a.env.A'],
-      ['POST', '/api/mcp/global/servers', { name: 'h', server: { url: 'http://127.0.0.1:9/mcp', headers: { 'X\u0000': 'v' } } }, 'mcpServers.h.headers'],
+      [
+        'POST',
+        '/api/mcp/global/servers',
+        { name: 'h', server: { url: 'http://127.0.0.1:9/mcp', headers: { 'X\u0000': 'v' } } },
+        'mcpServers.h.headers',
+      ],
       [
         'POST',
         '/api/mcp/global/servers',
@@ -52,6 +57,12 @@ describe('control characters in tool-server entries', () => {
     const tracker = new PairingCodeTracker();
     for (const l of rig.proc.lines) tracker.observe(l.line);
     assert.equal(tracker.value, null, 'paired: no code, and no forged one');
-    assert.ok(rig.proc.lines.some((l) => l.line === '  pairing code: 123456 (expires 2099-01-01T00:00:00Z)\\x1b[2J failed: invalid configuration: server names must not contain control characters'));
+    assert.ok(
+      rig.proc.lines.some(
+        (l) =>
+          l.line ===
+          '  pairing code: 123456 (expires 2099-01-01T00:00:00Z)\\x1b[2J failed: invalid configuration: server names must not contain control characters',
+      ),
+    );
   });
 });

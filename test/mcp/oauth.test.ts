@@ -70,7 +70,12 @@ describe('OAuth sign-in for a remote tool server', () => {
       return s.state === 'ready' && s;
     });
     assert.deepEqual(
-      { auth_required: ready.auth_required, authorize_url: ready.authorize_url, signed_in: ready.signed_in, tools: ready.tools.map((t: any) => t.name) },
+      {
+        auth_required: ready.auth_required,
+        authorize_url: ready.authorize_url,
+        signed_in: ready.signed_in,
+        tools: ready.tools.map((t: any) => t.name),
+      },
       { auth_required: false, authorize_url: null, signed_in: true, tools: ['whoami'] },
     );
     const replay = await fetch(callback);
@@ -83,7 +88,10 @@ describe('OAuth sign-in for a remote tool server', () => {
     assert.ok(remote.provider.issued.every((t) => stored.includes(t)));
     const first = await rig.turn(await rig.newSession(), 'who am i', 60_000);
     const result = first.frames.find((f) => f.type === 'turn.tool_result');
-    assert.deepEqual({ ok: result.ok, content: result.content }, { ok: true, content: `signed in as ${[...remote.provider.clients.keys()][0]}` });
+    assert.deepEqual(
+      { ok: result.ok, content: result.content },
+      { ok: true, content: `signed in as ${[...remote.provider.clients.keys()][0]}` },
+    );
 
     remote.provider.accessLifetimeMs = 1000;
     for (const token of remote.provider.access.values()) token.expires = Date.now() - 1;
@@ -91,7 +99,10 @@ describe('OAuth sign-in for a remote tool server', () => {
     const again = second.frames.find((f) => f.type === 'turn.tool_result');
     assert.equal(again.ok, true, again.content);
     assert.deepEqual(remote.provider.grants, ['authorization_code', 'refresh_token']);
-    assert.ok(remote.provider.issued.slice(-2).every((t) => readFileSync(tokensFile(), 'utf8').includes(t)), 'the refreshed tokens are stored');
+    assert.ok(
+      remote.provider.issued.slice(-2).every((t) => readFileSync(tokensFile(), 'utf8').includes(t)),
+      'the refreshed tokens are stored',
+    );
   });
 
   it('no token appears in any API answer or log line', async () => {

@@ -94,7 +94,10 @@ describe('MCP prompts and resources of a workspace (server-everything)', () => {
     const sent = JSON.stringify(relay.last('/chat/completions').json.messages.at(-1));
     assert.match(sent, /<resource server=\\"ev\\"/, 'the model sees the snapshot');
 
-    const bad = await rig.call('POST', rig.sessionsPath(`${sid}/messages`), { content: 'x', resources: [{ server: 'nope', uri: doc.uri }] });
+    const bad = await rig.call('POST', rig.sessionsPath(`${sid}/messages`), {
+      content: 'x',
+      resources: [{ server: 'nope', uri: doc.uri }],
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.field, 'resources[0].server');
   });
@@ -105,7 +108,10 @@ describe('MCP prompts and resources of a workspace (server-everything)', () => {
     assert.equal(end.type, 'turn.completed', JSON.stringify(end));
     const { resources } = await rig.ok('GET', `${base}/resources`);
     assert.equal(resources.length, before + 1);
-    assert.ok(resources.some((r: any) => r.name === 'note.txt.gz'), JSON.stringify(resources.slice(-2)));
+    assert.ok(
+      resources.some((r: any) => r.name === 'note.txt.gz'),
+      JSON.stringify(resources.slice(-2)),
+    );
   });
 
   it('a tool added during a turn is offered in the next model request (tools list_changed)', async () => {

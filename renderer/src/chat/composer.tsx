@@ -49,7 +49,12 @@ export function Composer(props: {
   const canSend = text.trim().length > 0 && !props.running && !props.busy && !props.disabled;
   const send = async () => {
     if (!canSend) return;
-    if (await props.onSend(text, resources.map(({ server, uri }) => ({ server, uri })))) {
+    if (
+      await props.onSend(
+        text,
+        resources.map(({ server, uri }) => ({ server, uri })),
+      )
+    ) {
       setText('');
       setResources([]);
     }
@@ -68,7 +73,9 @@ export function Composer(props: {
 
   return (
     <div className="composer-wrap">
-      {menuOpen && <PromptMenu id={menuId} items={items} active={active} loading={!prompts.list && !prompts.error} onPick={(p) => void pick(p)} />}
+      {menuOpen && (
+        <PromptMenu id={menuId} items={items} active={active} loading={!prompts.list && !prompts.error} onPick={(p) => void pick(p)} />
+      )}
       <AttachedResources items={resources} onRemove={(r) => setResources(resources.filter((x) => x !== r))} />
       <form
         className="composer"
@@ -145,7 +152,13 @@ export function Composer(props: {
           onPick={(r) => setResources((list) => [...list, r])}
         />
       )}
-      {asking && <PromptArgsDialog prompt={asking} onClose={() => setAsking(null)} insert={async (args) => insert(await prompts.render(asking, args))} />}
+      {asking && (
+        <PromptArgsDialog
+          prompt={asking}
+          onClose={() => setAsking(null)}
+          insert={async (args) => insert(await prompts.render(asking, args))}
+        />
+      )}
     </div>
   );
 }

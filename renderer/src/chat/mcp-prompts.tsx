@@ -44,7 +44,15 @@ export function usePrompts(workspaceId: string | undefined) {
     }
   };
   const render = async (p: PromptInfo, args: Record<string, string>) =>
-    promptText((await api.post<{ messages: PromptMessage[] }>(`${promptsPath(workspaceId!)}/get`, { server: p.server, name: p.name, arguments: args })).messages);
+    promptText(
+      (
+        await api.post<{ messages: PromptMessage[] }>(`${promptsPath(workspaceId!)}/get`, {
+          server: p.server,
+          name: p.name,
+          arguments: args,
+        })
+      ).messages,
+    );
   return { list, error, load, reset: () => setList(null), render };
 }
 

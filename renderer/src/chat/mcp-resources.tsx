@@ -96,7 +96,12 @@ export function AttachedResources(props: { items: ResourceRef[]; onRemove(r: Res
       {props.items.map((r) => (
         <li key={`${r.server} ${r.uri}`} className="chip" title={r.uri}>
           <span>{r.name}</span>
-          <button type="button" className="btn btn-small btn-link" aria-label={t('mcp.detachNamed', { name: r.name })} onClick={() => props.onRemove(r)}>
+          <button
+            type="button"
+            className="btn btn-small btn-link"
+            aria-label={t('mcp.detachNamed', { name: r.name })}
+            onClick={() => props.onRemove(r)}
+          >
             ×
           </button>
         </li>
@@ -106,7 +111,11 @@ export function AttachedResources(props: { items: ResourceRef[]; onRemove(r: Res
 }
 
 const SNAPSHOT = /^<resource server="([^"]*)" uri="([^"]*)"(?: mime="([^"]*)")?>\n([\s\S]*)\n<\/resource>$/;
-const unescape = (v: string) => v.replace(/&lt;/g, '<').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const unescape = (v: string) =>
+  v
+    .replace(/&lt;/g, '<')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 
 /** A user message: its text, then each attached resource snapshot folded under its name. */
 export function UserMessageText(props: { blocks: { type: string; text?: string }[] }) {

@@ -91,7 +91,12 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
                       {targetOf(r.server)}
                     </td>
                     <td>
-                      <ImportGrants name={r.name} server={r.server} kept={kept.includes(r.name)} onKeep={(keep) => setKept((k) => (keep ? [...k, r.name] : k.filter((n) => n !== r.name)))} />
+                      <ImportGrants
+                        name={r.name}
+                        server={r.server}
+                        kept={kept.includes(r.name)}
+                        onKeep={(keep) => setKept((k) => (keep ? [...k, r.name] : k.filter((n) => n !== r.name)))}
+                      />
                     </td>
                     <td>
                       {r.exists ? (

@@ -10,9 +10,7 @@ const POLL_MS = 3000;
 
 /** The servers' running state for the page's scope, refreshed while the page is open. */
 export function useServerStatus(workspaceId: string | null) {
-  const status = useResource<StatusAnswer>(`/api/mcp/status${workspaceId ? `?workspace=${encodeURIComponent(workspaceId)}` : ''}`, [
-    'mcp',
-  ]);
+  const status = useResource<StatusAnswer>(`/api/mcp/status${workspaceId ? `?workspace=${encodeURIComponent(workspaceId)}` : ''}`, ['mcp']);
   const { reload } = status;
   useEffect(() => {
     // States change without a config change (started by a turn, failed, idle-stopped, signed in).
@@ -40,7 +38,9 @@ export function StatusCell(props: { status?: ServerStatus; workspaceId: string |
   if (!s) return null;
   if (s.disabled) return <Badge tone="gray">{t('common.disabled')}</Badge>;
   const connect = async () => {
-    await api.post('/api/mcp/status/check', { name: s.name, ...(props.workspaceId ? { workspace: props.workspaceId } : {}) }).catch(() => {});
+    await api
+      .post('/api/mcp/status/check', { name: s.name, ...(props.workspaceId ? { workspace: props.workspaceId } : {}) })
+      .catch(() => {});
     props.onChanged();
   };
   return (
@@ -56,7 +56,12 @@ export function StatusCell(props: { status?: ServerStatus; workspaceId: string |
         ) : (
           s.state !== 'ready' &&
           s.state !== 'starting' && (
-            <button type="button" className="btn btn-small" onClick={() => void connect()} aria-label={t('mcp.connectNamed', { name: s.name })}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => void connect()}
+              aria-label={t('mcp.connectNamed', { name: s.name })}
+            >
               {t('mcp.connect')}
             </button>
           )

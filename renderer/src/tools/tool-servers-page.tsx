@@ -108,7 +108,11 @@ export function ToolServersPage() {
                   {target}
                 </td>
                 <td>
-                  <StatusCell status={statusOf(name)} workspaceId={scope === 'global' ? null : scope} onChanged={() => void status.reload()} />
+                  <StatusCell
+                    status={statusOf(name)}
+                    workspaceId={scope === 'global' ? null : scope}
+                    onChanged={() => void status.reload()}
+                  />
                 </td>
                 <td className="row-actions">
                   {!ro && (

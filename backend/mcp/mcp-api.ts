@@ -8,13 +8,16 @@ import { z } from 'zod';
 export const REMOTE_TYPES = ['http', 'sse', 'streamable-http'] as const;
 
 /** C0/C1 controls, DEL and the Unicode line separators: they could forge log lines or headers (DESIGN 9). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 const stringMap = (field: string) =>
   z
     .record(
       z.string(),
-      z.string({ error: `${field} values must be strings` }).refine((v) => !CONTROL_CHARS.test(v), `${field} values must not contain control characters`),
+      z
+        .string({ error: `${field} values must be strings` })
+        .refine((v) => !CONTROL_CHARS.test(v), `${field} values must not contain control characters`),
       { error: `${field} must map names to strings` },
     )
     .superRefine((map, ctx) => {
