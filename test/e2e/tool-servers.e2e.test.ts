@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { BackendProcess } from '../helpers/backend-process.js';
+import { startOAuthMcp, type OAuthMcp } from '../mcp/fixtures/oauth-mcp-server.js';
 import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
 
@@ -13,10 +14,12 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
   let browser: Browser;
   let page: Page;
   let errors: string[];
+  let remote: OAuthMcp;
   const servers = () => JSON.parse(readFileSync(path.join(proc.dataDir, 'global_mcp_servers.json'), 'utf8')).mcpServers;
 
   before(async () => {
     const uiDir = await buildRenderer();
+    remote = await startOAuthMcp();
     proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
     await proc.waitForLine(/^pairing code: \d{6}/);
     writeFileSync(
@@ -24,6 +27,7 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
       JSON.stringify({
         mcpServers: {
           notes: { command: 'no-such-notes-server', approval: 'auto', always_allow: ['read_note', 'list_notes'] },
+          secure: { type: 'http', url: remote.url },
         },
       }),
     );
@@ -42,6 +46,7 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
     await browser?.close();
     await proc?.stop();
     proc?.cleanup();
+    await remote?.stop();
   });
 
   it('the editor shows the approval mode and always-allowed tools; one tool can be revoked', async () => {
@@ -67,6 +72,23 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
     await row.getByText('failed').waitFor();
     await row.getByText(/command not found: no-such-notes-server \(searched .*\/usr\/bin/).waitFor();
     await screenshot(page, 'mcp-status-failed');
+  });
+
+  it('a server that wants OAuth says so; Sign in opens its page, the service takes the callback, Sign out forgets it', async () => {
+    const row = page.getByRole('row').filter({ hasText: remote.url });
+    await row.getByRole('button', { name: 'Connect secure now' }).click();
+    await row.getByText('needs sign-in', { exact: true }).waitFor();
+    await screenshot(page, 'mcp-needs-sign-in');
+    const [popup] = await Promise.all([page.waitForEvent('popup'), row.getByRole('link', { name: 'Sign in' }).click()]);
+    await popup.getByRole('heading', { name: 'Signed in' }).waitFor();
+    assert.match(popup.url(), new RegExp(`^${proc.url}/api/mcp/oauth/callback\\?`));
+    await popup.close();
+    await row.getByText('running').waitFor();
+    await row.getByText('tools: 1').waitFor();
+    await screenshot(page, 'mcp-signed-in');
+    await row.getByRole('button', { name: 'Sign out' }).click();
+    await row.getByRole('button', { name: 'Sign out' }).waitFor({ state: 'detached' });
+    await row.getByText('not started').waitFor();
   });
 
   it('the import preview shows what a snippet grants and imports it asking, unless kept', async () => {

@@ -21,7 +21,7 @@ export const enMcp = {
   'mcp.stateStopped': 'not started',
   'mcp.stateFailed': 'failed',
   'mcp.stateAuth': 'needs sign-in',
-  'mcp.toolCount': '{count} tools',
+  'mcp.toolCount': 'tools: {count}',
   'mcp.connect': 'Connect',
   'mcp.connectNamed': 'Connect {name} now',
   'mcp.signIn': 'Sign in',

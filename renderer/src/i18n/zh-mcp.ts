@@ -23,7 +23,7 @@ export const zhMcp: Record<keyof typeof enMcp, string> = {
   'mcp.stateStopped': '未启动',
   'mcp.stateFailed': '失败',
   'mcp.stateAuth': '需要登录',
-  'mcp.toolCount': '{count} 个工具',
+  'mcp.toolCount': '工具：{count}',
   'mcp.connect': '连接',
   'mcp.connectNamed': '立即连接 {name}',
   'mcp.signIn': '登录',
