@@ -121,6 +121,32 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
     await imp.getByRole('button', { name: 'Close' }).click();
   });
 
+  it('the catalog adds a well-known server in one click, says what each can do, and asks for the folder', async () => {
+    await page.getByRole('button', { name: 'Catalog' }).click();
+    const catalog = page.getByRole('dialog', { name: 'Well-known tool servers' });
+    for (const title of ['Files', 'Fetch web pages', 'Git', 'Memory', 'Time', 'Sequential thinking', 'Everything (test server)']) {
+      await catalog.getByRole('heading', { name: title, exact: true }).waitFor();
+    }
+    const files = catalog.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Files', exact: true }) });
+    await files.getByText('inside the folder you choose, and nowhere else').waitFor();
+    await screenshot(page, 'mcp-catalog');
+    await assertAccessible(page, 'the catalog');
+    await catalog.getByRole('button', { name: 'Add Time' }).click();
+    await catalog.getByRole('button', { name: 'Add server' }).click();
+    await catalog.getByRole('listitem').filter({ hasText: 'converts between time zones' }).getByText('added').waitFor();
+    await catalog.getByRole('button', { name: 'Add Files' }).click();
+    await files.getByRole('button', { name: 'Add server' }).click();
+    await files.getByText('Choose the folder the server may use.').waitFor();
+    await files.getByLabel('Folder').fill('/home/me/notes');
+    await files.getByRole('button', { name: 'Add server' }).click();
+    await files.getByText('added').waitFor();
+    await catalog.getByRole('button', { name: 'Close' }).click();
+    const all = servers();
+    assert.deepEqual(all.time, { command: 'uvx', args: ['mcp-server-time'] });
+    assert.deepEqual(all.filesystem, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/notes'] });
+    await page.getByRole('row').filter({ hasText: 'server-filesystem /home/me/notes' }).waitFor();
+  });
+
   it('in Chinese', async () => {
     await page.getByLabel('Language').selectOption('zh');
     await page.getByRole('heading', { name: '工具服务器', level: 1 }).waitFor();
@@ -130,6 +156,10 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
     await dialog.getByRole('button', { name: '撤销 list_notes 的“始终允许”' }).waitFor();
     await screenshot(page, 'mcp-editor-approvals-zh');
     await dialog.getByRole('button', { name: '取消' }).click();
+    await page.getByRole('button', { name: '目录' }).click();
+    await page.getByRole('dialog', { name: '常用工具服务器' }).getByText('不会访问其他位置').waitFor();
+    await screenshot(page, 'mcp-catalog-zh');
+    await page.getByRole('dialog', { name: '常用工具服务器' }).getByRole('button', { name: '关闭' }).click();
     await page.getByLabel('语言').selectOption('en');
     assert.deepEqual(errors, []);
   });

@@ -4,6 +4,7 @@ import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
+import { CatalogDialog } from './catalog-dialog';
 import { ImportJsonDialog } from './import-json';
 import './tools.css';
 import { ServerEditor } from './server-editor';
@@ -25,6 +26,7 @@ export function ToolServersPage() {
   const [editing, setEditing] = useState<{ draft: ServerDraft; editing: boolean } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
+  const [browsing, setBrowsing] = useState(false);
   const servers = (file.data?.mcpServers ?? {}) as Record<string, Raw>;
   const readonly = (file.data?.readonly ?? {}) as Record<string, Raw>;
 
@@ -43,6 +45,9 @@ export function ToolServersPage() {
         subtitle={t('tools.subtitle')}
         actions={
           <>
+            <button type="button" className="btn" onClick={() => setBrowsing(true)}>
+              {t('catalog.open')}
+            </button>
             <button type="button" className="btn" onClick={() => setImporting(true)}>
               {t('mgmt.importJson')}
             </button>
@@ -145,6 +150,14 @@ export function ToolServersPage() {
             setEditing(null);
             await file.reload();
           }}
+        />
+      )}
+      {browsing && (
+        <CatalogDialog
+          filePath={filePath}
+          existing={[...Object.keys(servers), ...Object.keys(readonly)]}
+          onClose={() => setBrowsing(false)}
+          onAdded={() => void file.reload()}
         />
       )}
       {importing && (
