@@ -71,6 +71,8 @@ function callbackHost(host: string): string {
 
 function shellPathOnce(env: NodeJS.ProcessEnv, logger: Logger): () => Promise<string | undefined> {
   const shellPath = new ShellPath(env, (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)));
+  // Asked soon after start, off the start-up path, so the first tool call rarely waits for the shell.
+  setTimeout(() => void shellPath.get(), 2000).unref();
   return () => shellPath.get();
 }
 

@@ -78,6 +78,9 @@ export class McpConnection {
     if (server.transport === 'invalid') return this.fail(new ToolServerError(`invalid configuration: ${server.problem}`, 'config'));
     let transport: Transport | undefined;
     try {
+      // The SDK loads while the login shell is asked for its PATH and the server boots.
+      const loadingClient = loadClient();
+      loadingClient.catch(() => {});
       if (server.transport === 'stdio') {
         const env = childEnv(options.env, server.env, { path: await options.shellPath?.() });
         const resolved = resolveCommand(server.command, { platform: process.platform, env, cwd: server.cwd });
@@ -92,7 +95,7 @@ export class McpConnection {
         this.transport = stdio;
         void stdio.start().catch(() => {});
       }
-      const Client = await loadClient();
+      const Client = await loadingClient;
       if (server.transport !== 'stdio') {
         const requestInit = { headers: server.headers };
         const url = new URL(server.url);
