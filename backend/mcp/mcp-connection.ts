@@ -4,7 +4,7 @@ import type { ToolCallOutcome } from '../tools/tool-source.js';
 import { VERSION } from '../version.js';
 import { childEnv } from './child-env.js';
 import { resolveCommand, spawnLine } from './command-resolve.js';
-import { describeExit, describeNotFound, describeRemoteError, ToolServerError } from './mcp-errors.js';
+import { describeExit, describeNotFound, describeRemoteError, displayUrl, ToolServerError } from './mcp-errors.js';
 import { loadClient, loadSse, loadStreamableHttp, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT } from './mcp-sdk.js';
 import type { ResolvedServer } from './server-config.js';
 import type { McpOAuth } from './oauth-client.js';
@@ -153,6 +153,12 @@ export class McpConnection {
     // The SDK asked the user to sign in (redirectToAuthorization) and then gave up on this request.
     if (this.authorizeUrl) {
       return new ToolServerError('needs sign-in: this server asks you to sign in (OAuth); use "Sign in" on the tool servers page', 'auth');
+    }
+    // The server answered 401 and the SDK's OAuth client could not start a sign-in with it.
+    if (typeof (err as { toResponseObject?: unknown })?.toResponseObject === 'function' && this.server.transport !== 'stdio') {
+      const why = (err as Error).message || 'the server offers no sign-in this app can use';
+      const url = this.server.transport === 'invalid' ? '' : ` from ${displayUrl(this.server.url)}`;
+      return new ToolServerError(`HTTP 401 (unauthorized: check the headers; sign-in failed: ${why})${url}`, 'http');
     }
     const code = (err as { code?: unknown })?.code;
     if (code === SDK_REQUEST_TIMEOUT && phase === 'start') {

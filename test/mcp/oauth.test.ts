@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Aimock } from '../helpers/aimock.js';
@@ -123,5 +125,22 @@ describe('OAuth sign-in for a remote tool server', () => {
     const bad = await fetch(`${rig.proc.url}/api/mcp/oauth/callback?state=forged&code=x`);
     assert.equal(bad.status, 400);
     assert.match(await bad.text(), /unknown or expired/);
+  });
+
+  it('a server that answers 401 without any OAuth metadata says so in words', async () => {
+    const plain = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no"}'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/mcp`;
+      await rig.ok('POST', '/api/mcp/global/servers', { name: 'plain', server: { type: 'http', url } });
+      const checked = (await get('/api/mcp/status/check', { name: 'plain' })).body;
+      assert.equal(checked.auth_required, false);
+      assert.equal(
+        checked.error,
+        `HTTP 401 (unauthorized: check the headers; sign-in failed: the server offers no sign-in this app can use) from ${url}`,
+      );
+    } finally {
+      plain.close();
+    }
   });
 });
