@@ -5,6 +5,7 @@ import { resolveCommand, spawnLine } from '../../backend/mcp/command-resolve.js'
 import { McpFileSchema } from '../../backend/mcp/mcp-api.js';
 import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { escapeControls, Logger } from '../../backend/log/logger.js';
+import { parseArgs, USAGE } from '../../backend/cli/args.js';
 
 describe('the environment a tool server gets', () => {
   const backend = {
@@ -125,5 +126,16 @@ describe('control characters', () => {
     assert.deepEqual(written, ['tool server evil', '  pairing code: 123456 (expires 2030-01-01T00:00:00Z) failed\\x0d\\x1b[2J']);
     assert.ok(written.every((l) => !l.startsWith('pairing code:')));
     assert.equal(escapeControls('tab\tkept, bell\u0007 and \u2028 not'), 'tab\tkept, bell\\x07 and \\u2028 not');
+  });
+});
+
+describe('-shell-env', () => {
+  test('a boolean flag: alone, =true or =false; anything else is a usage error naming it', () => {
+    assert.equal(parseArgs([]).shellEnv, false);
+    assert.equal(parseArgs(['-shell-env']).shellEnv, true);
+    assert.equal(parseArgs(['--shell-env=true', '-port', '0']).shellEnv, true);
+    assert.equal(parseArgs(['-shell-env=false']).shellEnv, false);
+    assert.throws(() => parseArgs(['-shell-env=maybe']), /invalid value "maybe" for flag -shell-env: must be true or false/);
+    assert.match(USAGE, /-shell-env/);
   });
 });
