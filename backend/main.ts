@@ -69,6 +69,7 @@ async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void
       model: options.model,
       allowOrigins: options.allowOrigins,
       swapEnabled: options.swapPort !== 'off',
+      shellEnv: options.shellEnv,
     });
   } catch (err) {
     if (err instanceof InstanceLockedError) process.stderr.write(`error: ${err.message}\n`);

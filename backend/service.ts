@@ -5,8 +5,14 @@ import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
+import { mcpFeatureRoutes } from './api/mcp-feature-routes.js';
+import { mcpOAuthCallbackRoute, mcpSignOutRoute } from './api/mcp-oauth-routes.js';
+import { McpOAuth } from './mcp/oauth-client.js';
+import { McpTokenStore } from './mcp/oauth-store.js';
 import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolSource } from './mcp/mcp-tool-source.js';
+import { ShellPath } from './mcp/login-shell-path.js';
+import { snapshotResources } from './mcp/resource-snapshot.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
@@ -53,12 +59,27 @@ export interface ServiceOptions {
   allowOrigins?: string[];
   /** Build the swap route builder's app (default true; `-swap-port off` disables it). */
   swapEnabled?: boolean;
+  /** `-shell-env`: tool servers use the login shell's PATH (read once, on first use). */
+  shellEnv?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
   tools?: ToolSource;
   /** Restarts the service around `apply` (a backup restore); without it restores through the API are refused. */
   restart?: (apply: () => Promise<void>) => void;
+}
+
+/** The host the sign-in callback URL names: a wildcard bind is reached on loopback. */
+function callbackHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function shellPathOnce(env: NodeJS.ProcessEnv, logger: Logger): () => Promise<string | undefined> {
+  const shellPath = new ShellPath(env, (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)));
+  // Asked soon after start, off the start-up path, so the first tool call rarely waits for the shell.
+  setTimeout(() => void shellPath.get(), 2000).unref();
+  return () => shellPath.get();
 }
 
 export interface Service {
@@ -173,6 +194,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     // Unknown non-API paths get index.html; no built UI at all falls through to the 404.
     serveUi(req, res, () => res.sendFile('index.html', { root: uiDir }, (err) => (err ? next() : undefined)));
   });
+  // Tool-server sign-in: the browser returns here from the authorization server, without the credential.
+  const oauth = new McpOAuth(
+    new McpTokenStore(paths.mcpTokens),
+    () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
+  );
+  app.use(mcpOAuthCallbackRoute(oauth, logger));
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
   app.use(providerReadRoutes(config));
@@ -190,6 +217,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     idleMs: shorterMs(env.SERVICE_MCP_IDLE_MS, 5 * 60_000),
     callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
     startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
+    shellPath: options.shellEnv ? shellPathOnce(env, logger) : undefined,
+    oauth,
   });
   // Skills first: their catalog leads the system prompt and `activate_skill` the tool list.
   const tools: ToolSource =
@@ -199,9 +228,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       new McpToolSource({ manager: mcp, store: stores.mcp, onConfigChanged: (scope) => ws.configChanged('mcp', scope) }),
     );
   app.use(mcpStatusRoutes(stores, mcp));
+  app.use(mcpFeatureRoutes(stores, mcp));
+  app.use(mcpSignOutRoute(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
-  app.use(chatRoutes(stores, chat));
+  app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));

@@ -27,6 +27,7 @@ export const INVOKE = {
   pairingReset: 'pairing:reset',
   pairingTakeReset: 'pairing:take-reset',
   foldersOpen: 'folders:open',
+  foldersPick: 'folders:pick',
   credentialStore: 'credential:store',
   credentialRead: 'credential:read',
   credentialClear: 'credential:clear',
@@ -64,6 +65,7 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
     'pairing:reset': noPayload,
     'pairing:take-reset': noPayload,
     'folders:open': z.strictObject({ folder: z.enum(['data', 'logs'], 'must be "data" or "logs"') }),
+    'folders:pick': noPayload,
     'credential:store': z.strictObject({
       credential: z.string().regex(/^svc_[A-Za-z0-9_-]{43}$/, 'must be a service credential (svc_ and 43 base64url characters)'),
     }),
@@ -92,6 +94,8 @@ export interface ResponseValues {
   'pairing:reset': ResetResult;
   'pairing:take-reset': PairingCode | null;
   'folders:open': null;
+  /** The folder the user chose, or null when the dialog was cancelled. */
+  'folders:pick': string | null;
   'credential:store': null;
   'credential:read': string | null;
   'credential:clear': null;
@@ -169,6 +173,8 @@ export interface ServiceAppApi {
   };
   folders: {
     open(folder: 'data' | 'logs'): Promise<IpcResult<null>>;
+    /** The system's folder picker (the catalog's filesystem server). */
+    pick(): Promise<IpcResult<string | null>>;
   };
   credential: {
     /** Encrypted with the OS keychain (safeStorage) before it touches the disk. */

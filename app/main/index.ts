@@ -9,6 +9,7 @@ import { LogFileMirror } from '../logs/log-file-mirror.js';
 import { PendingResetCode } from '../pairing/reset-flow.js';
 import { BackendSupervisor } from '../supervisor/backend-supervisor.js';
 import { caCertArgs } from '../supervisor/ca-certs.js';
+import { shellEnvArgs } from '../supervisor/shell-env.js';
 import { findRunningBackend } from '../supervisor/running-backend.js';
 import { utilityProcessLauncher } from '../supervisor/utility-process.js';
 import { CredentialStore } from './credential-store.js';
@@ -61,7 +62,8 @@ async function run(): Promise<void> {
     // One backend per data folder: use the one already running for it (headless, another copy).
     findRunning: () => findRunningBackend(dataDir),
     // The NODE_OPTIONS fuse makes Electron ignore NODE_EXTRA_CA_CERTS: pass the file as a flag.
-    extraArgs: caCertArgs(process.env),
+    // Tool servers find what the user's login shell finds (npx from nvm or Homebrew).
+    extraArgs: [...caCertArgs(process.env), ...shellEnvArgs(process.platform)],
   });
   const credentials = new CredentialStore(path.join(app.getPath('userData'), 'credential.enc'));
   const pendingReset = new PendingResetCode(log);

@@ -1,4 +1,4 @@
-import { ipcMain, nativeTheme, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
+import { dialog, ipcMain, nativeTheme, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import { EVENTS, INVOKE, type EventChannel, type EventPayloads, type InvokeChannel } from '../ipc/contract.js';
 import { handleRequest, type InvokeHandler } from '../ipc/validate.js';
 import type { LogBuffer } from '../logs/log-buffer.js';
@@ -44,6 +44,12 @@ export function registerIpc(deps: IpcDeps): void {
   handle(INVOKE.pairingReset, () => resetPairingForApp({ dataDir: deps.folders.data, log, state: supervisor.state }));
   handle(INVOKE.pairingTakeReset, () => deps.pendingReset.take());
   handle(INVOKE.foldersOpen, ({ folder }) => openFolder(deps.folders[folder]));
+  handle(INVOKE.foldersPick, async () => {
+    const window = deps.window();
+    const options = { properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] };
+    const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+    return result.canceled ? null : (result.filePaths[0] ?? null);
+  });
   handle(INVOKE.credentialStore, async ({ credential }) => {
     await credentials.store(credential);
     return null;

@@ -28,6 +28,7 @@ const api = {
   },
   folders: {
     open: (folder) => ipcRenderer.invoke(INVOKE.foldersOpen, { folder }),
+    pick: () => ipcRenderer.invoke(INVOKE.foldersPick),
   },
   credential: {
     store: (credential) => ipcRenderer.invoke(INVOKE.credentialStore, { credential }),

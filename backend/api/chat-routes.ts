@@ -18,7 +18,17 @@ const TitleSchema = z.object({
 const CreateSchema = TitleSchema.partial();
 const MessageSchema = z.object({
   content: z.string({ error: 'content must be a string' }).refine((s) => s.trim().length > 0, 'content must not be empty'),
+  // DESIGN 9: MCP resources to read now and store with the message.
+  resources: z
+    .array(z.object({ server: z.string().min(1, 'server is required'), uri: z.string().min(1, 'uri is required') }), {
+      error: 'resources must be a list of {server, uri}',
+    })
+    .max(10, 'resources must hold at most 10 entries')
+    .optional(),
 });
+
+/** Reads the resources a message refers to into text snapshots (tool servers, wired in by service.ts). */
+export type ResourceReader = (workspaceId: string, refs: { server: string; uri: string }[]) => Promise<string[]>;
 const ApprovalSchema = z.object({
   call_id: z.string({ error: 'call_id must be a string' }).min(1, 'call_id must not be empty'),
   decision: z.enum(['allow', 'deny'], { error: 'decision must be "allow" or "deny"' }),
@@ -38,7 +48,7 @@ function pageLimit(raw: unknown): number {
 }
 
 /** Sessions, turns and search (DESIGN 6, HTTP). */
-export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatEngine): Router {
+export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatEngine, readResources?: ResourceReader): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {
@@ -93,8 +103,11 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content } = parseBody(MessageSchema, req.body);
-    res.status(202).json(await engine.startTurn(wid, sid, content));
+    const { content, resources } = parseBody(MessageSchema, req.body);
+    if (resources?.length && !readResources)
+      throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
+    const snapshots = resources?.length ? await readResources!(wid, resources) : [];
+    res.status(202).json(await engine.startTurn(wid, sid, content, snapshots));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

@@ -62,7 +62,13 @@ export class ChatEngine {
   }
 
   /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
-  async startTurn(workspaceId: string, sessionId: string, content: string): Promise<{ turn_id: string; message_id: string }> {
+  async startTurn(
+    workspaceId: string,
+    sessionId: string,
+    content: string,
+    /** Resource snapshots stored with the message, as text blocks after its text. */
+    snapshots: string[] = [],
+  ): Promise<{ turn_id: string; message_id: string }> {
     await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
@@ -85,7 +91,7 @@ export class ChatEngine {
         id: newId('m'),
         role: 'user',
         created_at: new Date().toISOString(),
-        blocks: [{ type: 'text', text: content }],
+        blocks: [{ type: 'text', text: content }, ...snapshots.map((text) => ({ type: 'text' as const, text }))],
         turn_id: turn.turnId,
       };
       appender.append({ t: 'message', m: message });

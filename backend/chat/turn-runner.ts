@@ -19,7 +19,7 @@ import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
 import type { ToolSource } from '../tools/tool-source.js';
-import { runTools, toolStep, withSpec } from './tool-round.js';
+import { ownCallId, runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -73,15 +73,17 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const specs = model.offerTools
-      ? await toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal))
-      : [];
+    const listTools = () =>
+      model.offerTools ? toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
+    let specs = await listTools();
     const catalog = await toolStep(ctx.signal, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
     const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
     for (;;) {
+      // A server may have changed its tools during the last round (notifications/tools/list_changed).
+      if (rounds > 0 && ctx.tools.toolsChanged?.()) specs = await listTools();
       const req: LlmRequest = {
         model: model.modelId,
         system,
@@ -131,7 +133,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
       itemCount = turnItems.length;
-      const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(b, specs) : b));
+      const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(ownCallId(b), specs) : b));
       const message: StoredMessage = {
         id: messageId,
         role: 'assistant',

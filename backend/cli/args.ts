@@ -22,6 +22,8 @@ export interface CliOptions {
   clientCa?: string;
   /** `-allow-insecure-remote`: plain HTTP on a non-loopback address, knowingly. */
   allowInsecureRemote: boolean;
+  /** `-shell-env`: tool servers use the login shell's PATH (the desktop app passes it on macOS and Linux). */
+  shellEnv: boolean;
 }
 
 export class UsageError extends Error {}
@@ -51,6 +53,7 @@ flags (single or double dash; "-flag value" or "-flag=value"):
   -client-ca FILE   require client certificates signed by this CA (mutual TLS); needs TLS
   -allow-insecure-remote
                     allow plain HTTP on a non-loopback -host (the credential crosses the network in clear)
+  -shell-env        tool servers use the PATH of the user's login shell ($SHELL -ilc, read once)
   -h, -help         show this help
 `;
 
@@ -89,6 +92,13 @@ function parseOrigin(value: string): string {
   return url.origin;
 }
 
+/** Boolean flags as Go's flag package takes them: `-flag` alone, or `-flag=true|false`. */
+function parseBool(flag: string, value: string): boolean {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new UsageError(`invalid value "${value}" for flag -${flag}: must be true or false`);
+}
+
 const VALUE_FLAGS = [
   'port',
   'host',
@@ -104,7 +114,7 @@ const VALUE_FLAGS = [
   'client-ca',
 ] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
-const BOOL_FLAGS = ['allow-insecure-remote'] as const;
+const BOOL_FLAGS = ['allow-insecure-remote', 'shell-env'] as const;
 
 interface Parsed {
   tls?: 'auto' | 'off';
@@ -124,6 +134,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     allowOrigins: [],
     tls: { mode: 'off' },
     allowInsecureRemote: false,
+    shellEnv: false,
   };
   const parsed: Parsed = {};
   let commandSeen = false;
@@ -148,9 +159,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       return options;
     }
     if ((BOOL_FLAGS as readonly string[]).includes(name)) {
-      const value = eq === -1 ? 'true' : body.slice(eq + 1);
-      if (value !== 'true' && value !== 'false') throw new UsageError(`invalid value "${value}" for flag -${name}: must be true or false`);
-      options.allowInsecureRemote = value === 'true';
+      const value = parseBool(name, eq === -1 ? 'true' : body.slice(eq + 1));
+      if (name === 'shell-env') options.shellEnv = value;
+      else options.allowInsecureRemote = value;
       continue;
     }
     if (!(VALUE_FLAGS as readonly string[]).includes(name)) throw new UsageError(`flag provided but not defined: -${name}`);

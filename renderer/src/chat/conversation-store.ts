@@ -204,11 +204,12 @@ export class ConversationStore {
   }
 
   /** Sends a message; resolves true once the backend took it (the composer then clears). */
-  async send(content: string): Promise<boolean> {
+  async send(content: string, resources: { server: string; uri: string }[] = []): Promise<boolean> {
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
-      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), { content });
+      const body = resources.length ? { content, resources } : { content };
+      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), body);
       const user: ChatMessage = {
         id: res.message_id,
         role: 'user',

@@ -129,7 +129,8 @@ export function ConversationView(props: {
         busy={state.sending !== null}
         disabled={state.loading}
         autoFocus
-        onSend={(text) => store.send(text)}
+        workspaceId={props.workspaceId}
+        onSend={(text, resources) => store.send(text, resources)}
         onStop={() => void store.stop()}
       />
     </div>

@@ -1,7 +1,8 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
 import type { StoredMessage } from './chat-types';
-import { buildItems, textOf, type Item } from './reply-items';
+import { UserMessageText } from './mcp-resources';
+import { buildItems, type Item } from './reply-items';
 import { MarkdownView, ReplyView } from './reply-view';
 import { layoutRows, rowAt, visibleRange, type Layout } from './virtual-rows';
 
@@ -14,7 +15,9 @@ const Row = memo(function Row({ item }: { item: Item }) {
     case 'user':
       return (
         <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
-          <div className="bubble">{textOf(item.message.blocks)}</div>
+          <div className="bubble">
+            <UserMessageText blocks={item.message.blocks} />
+          </div>
         </article>
       );
     case 'reply':
