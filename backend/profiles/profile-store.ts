@@ -4,6 +4,7 @@ import { readIfExists, TEMP_PREFIX, writeFileAtomic } from '../data/atomic-write
 import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
 import { configInvalid } from '../config/config-writer.js';
+import { isSafeName } from '../config/schema-errors.js';
 import { assignNode } from '../config/yaml-edit.js';
 import { ApiError } from '../http/errors.js';
 import { PROFILE_KEYS, ProfileSchema, type FileProblem, type Profile, type ProfileView } from './profile-schema.js';
@@ -71,12 +72,15 @@ export class ProfileStore {
   }
 
   async get(id: string): Promise<ProfileView | undefined> {
+    // A hand-edited workspaces.json may name "../config": never read outside profiles/.
+    if (!isSafeName(id)) return undefined;
     const file = this.paths.profile(id);
     const text = await readIfExists(file);
     return text === undefined ? undefined : this.view(id, parseProfile(file, text));
   }
 
   async exists(id: string): Promise<boolean> {
+    if (!isSafeName(id)) return false;
     return (await readIfExists(this.paths.profile(id))) !== undefined;
   }
 
