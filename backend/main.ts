@@ -9,7 +9,10 @@ import { isLoopbackAddress } from './http/guards.js';
 import { createService, type Service } from './service.js';
 import { VERSION } from './version.js';
 
-const SHUTDOWN_GRACE_MS = 1500;
+/** Running turns get this long to finish at shutdown before they are ended (their records stored). */
+const TURN_GRACE_MS = 1000;
+/** Hard limit: the desktop app kills the backend 5 s after asking it to stop. */
+const SHUTDOWN_GRACE_MS = 2500;
 const SWAP_HOST = '127.0.0.1';
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -99,17 +102,14 @@ async function serve(options: CliOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info(`${signal} received, shutting down`);
-    service.close();
-    const servers = [server, ...(swapServer ? [swapServer] : [])];
-    let open = servers.length;
-    for (const s of servers) {
-      s.close(() => {
-        open -= 1;
-        if (open === 0) process.exit(0);
-      });
-      s.closeAllConnections();
-    }
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    const servers = [server, ...(swapServer ? [swapServer] : [])];
+    // No new connections; the running turns end (and store their records) before the process does.
+    for (const s of servers) s.close();
+    void service.close(TURN_GRACE_MS).finally(() => {
+      for (const s of servers) s.closeAllConnections();
+      process.exit(0);
+    });
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -74,7 +74,8 @@ export interface Service {
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
   setSwapPort(port: number): void;
-  close(): void;
+  /** Ends running turns (after `turnGraceMs` to finish on their own), then closes the rest. */
+  close(turnGraceMs?: number): Promise<void>;
 }
 
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
@@ -162,7 +163,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
   app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));
   app.use(profileRoutes(stores, ws));
-  app.use(workspaceRoutes(stores, ws));
+  // A workspace's running turns end before its folder goes to the trash (chat is built below).
+  app.use(workspaceRoutes(stores, ws, (id, remove) => chat.deleteWorkspace(id, remove)));
   app.use(mcpRoutes(stores, ws));
   // Tool servers: test knobs may only shorten the idle stop, the per-call and the start timeouts.
   const mcp = new McpManager({
@@ -211,8 +213,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     setSwapPort(p) {
       swapPort = p;
     },
-    close() {
-      void chat.close();
+    async close(turnGraceMs = 0) {
+      // Turns first: their last frames and records need the stores (and tool servers) still there.
+      await chat.close(turnGraceMs).catch((err: Error) => logger.error(`chat: ending turns at shutdown: ${err.message}`));
       ws.close();
       pairing.close();
       void mcp.shutdown();

@@ -28,6 +28,10 @@ export class ChatEngine {
   private readonly active = new Map<string, ActiveTurn>();
   private readonly registry = new TurnRegistry();
   private readonly tools: ToolProvider;
+  /** Set at shutdown: no new turn starts. */
+  private closing = false;
+  /** Workspaces being deleted: no new turn starts in them. */
+  private readonly deleting = new Set<string>();
 
   constructor(private readonly deps: { stores: ManagedStores; ws: WsHub; logger: Logger; tools?: ToolProvider }) {
     this.sessions = new SessionStore(deps.stores.paths);
@@ -64,6 +68,8 @@ export class ChatEngine {
 
   /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
   async startTurn(workspaceId: string, sessionId: string, content: string): Promise<{ turn_id: string; message_id: string }> {
+    if (this.closing) throw new ApiError('shutting_down', 'The backend is shutting down; send the message again once it runs.');
+    if (this.deleting.has(workspaceId)) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
     await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
@@ -155,10 +161,40 @@ export class ChatEngine {
     this.running(workspaceId, sessionId, turnId).approvals.answer(callId, answer);
   }
 
-  /** Ends every running turn (shutdown); their partial text is stored. */
-  async close(): Promise<void> {
-    const turns = [...this.active.values()];
-    for (const t of turns) t.controller.abort('cancelled');
+  /** Aborts the matching turns; resolves once each has stored its end record. */
+  private async end(match: (key: string) => boolean, reason: 'cancelled' | 'shutdown'): Promise<void> {
+    const turns = [...this.active.entries()].filter(([key]) => match(key)).map(([, t]) => t);
+    for (const t of turns) t.controller.abort(reason);
     await Promise.all(turns.map((t) => t.done));
+  }
+
+  /**
+   * Before a workspace's folder goes to the trash: its turns end (cancelled) and store their
+   * records first, so none is left running with nobody able to cancel or answer it, and nothing
+   * is written back into the moved folder. `remove` runs while new turns there are refused.
+   */
+  async deleteWorkspace<T>(workspaceId: string, remove: () => Promise<T>): Promise<T> {
+    this.deleting.add(workspaceId);
+    try {
+      await this.end((key) => key.startsWith(`${workspaceId}/`), 'cancelled');
+      return await remove();
+    } finally {
+      this.deleting.delete(workspaceId);
+    }
+  }
+
+  /**
+   * Shutdown: no new turns; running ones get `graceMs` to finish on their own, then are ended
+   * (`cancelled`, "the backend is stopping") with their turn_end record and usage stored.
+   */
+  async close(graceMs = 0): Promise<void> {
+    this.closing = true;
+    const running = Promise.all([...this.active.values()].map((t) => t.done));
+    if (graceMs > 0 && this.active.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    await this.end(() => true, 'shutdown');
   }
 }

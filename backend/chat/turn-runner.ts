@@ -42,9 +42,9 @@ type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
 
 function failureOf(err: unknown, signal: AbortSignal, apiKey: string): { code: FailureCode; message: string } {
   if (signal.aborted) {
-    return signal.reason === 'timeout'
-      ? { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' }
-      : { code: 'cancelled', message: 'The turn was cancelled.' };
+    if (signal.reason === 'timeout') return { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' };
+    if (signal.reason === 'shutdown') return { code: 'cancelled', message: 'The turn was stopped: the backend was shutting down.' };
+    return { code: 'cancelled', message: 'The turn was cancelled.' };
   }
   if (err instanceof ProviderError) return { code: err.code, message: scrub(err.message, apiKey) };
   return { code: 'provider_error', message: scrub(`Internal error: ${(err as Error)?.message ?? String(err)}`, apiKey) };
