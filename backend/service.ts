@@ -34,7 +34,7 @@ import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
 import { createSwapApp } from './swap/swap-app.js';
 import { VERSION } from './version.js';
-import { WsHub } from './ws/ws-hub.js';
+import { KEEPALIVE_MS, MAX_BUFFERED_BYTES, WsHub } from './ws/ws-hub.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -136,7 +136,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   };
   const release = isReleaseMode(env);
   const swapApp = options.swapEnabled === false ? undefined : createSwapApp({ logger, paths, env, policy: swapPolicy, release });
-  const ws = new WsHub({ pairing, logger, policy, version: VERSION });
+  const ws = new WsHub({
+    pairing,
+    logger,
+    policy,
+    version: VERSION,
+    keepaliveMs: shorterMs(env.SERVICE_WS_KEEPALIVE_MS, KEEPALIVE_MS),
+    maxBufferedBytes: Math.min(positiveMs(env.SERVICE_WS_MAX_BUFFERED_BYTES) ?? MAX_BUFFERED_BYTES, MAX_BUFFERED_BYTES),
+  });
 
   const app = express();
   app.disable('x-powered-by');
