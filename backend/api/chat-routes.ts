@@ -63,7 +63,7 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
     const meta = await sessions.require(wid, sid);
     const before = typeof req.query.before === 'string' ? req.query.before : undefined;
     const page = await engine.page(wid, sid, before, pageLimit(req.query.limit));
-    const count = page.log.items.filter((i) => i.role !== 'system').length;
+    const count = page.message_count;
     // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
     if (count !== meta.message_count && !page.active_turn) {
       await sessions.update(wid, sid, (m) => {

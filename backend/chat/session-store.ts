@@ -7,7 +7,9 @@ import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../workspaces/workspace-store.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
-import { readLog, type SessionLog } from './session-log.js';
+import { LogIndex } from './log-index.js';
+import { readRange } from './log-lines.js';
+import { foldLog, readLog, type SessionLog } from './session-log.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_TITLE = 'New chat';
@@ -114,24 +116,66 @@ export class SessionStore {
     return readLog(this.logFile(workspaceId, sessionId), maxBytes);
   }
 
-  /** The newest `limit` messages before `before` (a message id), oldest first within the page. */
+  /** The session's offset index, brought up to date with events.jsonl. */
+  index(workspaceId: string, sessionId: string): Promise<LogIndex> {
+    return LogIndex.open(this.logFile(workspaceId, sessionId));
+  }
+
+  /**
+   * The newest `limit` messages before `before` (a message id), oldest first within the page. Reads
+   * only the index entries and the log bytes of the page; `maxBytes` is a snapshot of the log taken
+   * at a checkpoint of a running turn.
+   */
   async page(
     workspaceId: string,
     sessionId: string,
     before: string | undefined,
     limit: number,
     maxBytes?: number,
-  ): Promise<MessagePage & { log: SessionLog }> {
-    const log = await this.readLog(workspaceId, sessionId, maxBytes);
-    let end = log.items.length;
+  ): Promise<MessagePage & { message_count: number }> {
+    const index = await this.index(workspaceId, sessionId);
+    const count = maxBytes === undefined ? index.count : await index.countBefore(maxBytes);
+    let end = count;
     if (before !== undefined) {
-      end = log.items.findIndex((m) => m.id === before);
+      end = await index.find(before, count);
       if (end < 0)
         throw new ApiError('validation_failed', `before must be the id of a message in this session (no ${before.slice(0, 80)}).`, {
           field: 'before',
         });
     }
     const start = Math.max(0, end - limit);
-    return { messages: log.items.slice(start, end).map(publicMessage), has_more: start > 0, log };
+    const items = await this.readItems(index, start, end, maxBytes);
+    const systems = maxBytes === undefined ? 0 : (await index.entries(count, index.count)).filter((e) => e.role !== 'system').length;
+    return { messages: items.map(publicMessage), has_more: start > 0, message_count: index.messageCount - systems };
+  }
+
+  /**
+   * The newest items of the session that fit in `budgetBytes` of log, starting at a user message (a
+   * tool result never loses its call): what a turn may send to the model. `base` is the position of
+   * the first one in the whole session.
+   */
+  async history(workspaceId: string, sessionId: string, budgetBytes: number) {
+    const index = await this.index(workspaceId, sessionId);
+    let start = await index.countBefore(Math.max(0, index.logBytes - budgetBytes));
+    if (start > 0) {
+      const after = await index.entries(start, index.count);
+      const user = after.findIndex((e) => e.role === 'user');
+      if (user >= 0) start += user;
+      else {
+        // One turn longer than the budget: from its user message.
+        while (start > 0 && (await index.entries(start, start + 1))[0]?.role !== 'user') start -= 1;
+      }
+    }
+    return { items: await this.readItems(index, start, index.count), base: start, messageCount: index.messageCount };
+  }
+
+  /** Items [start, end) of the index, folded from their log bytes only. */
+  async readItems(index: LogIndex, start: number, end: number, maxBytes?: number): Promise<SessionLog['items']> {
+    if (end <= start) return [];
+    const from = await index.offsetOf(start);
+    let to = await index.offsetOf(end);
+    if (maxBytes !== undefined) to = Math.min(to, maxBytes);
+    const text = (await readRange(index.logFile, from, to)).toString('utf8');
+    return foldLog(text).items;
   }
 }

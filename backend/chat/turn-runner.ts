@@ -40,6 +40,14 @@ export interface TurnContext {
 
 type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
 
+/**
+ * Log bytes a turn reads for its history: twice what the context window holds at 4 characters a
+ * token, so a turn in a 100,000-message session reads about what it can send, not the whole log.
+ */
+export function historyBudget(contextWindow: number): number {
+  return Math.min(Math.max(contextWindow * 8, 512 * 1024), 32 * 1024 * 1024);
+}
+
 function failureOf(err: unknown, signal: AbortSignal, apiKey: string): { code: FailureCode; message: string } {
   if (signal.aborted) {
     if (signal.reason === 'timeout') return { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' };
@@ -57,16 +65,16 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
   let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
-  /** The session's items as this turn extends them (counted at the end instead of re-reading). */
-  let items: { role: string }[] | null = null;
+  /** Position of the first history item read in the whole session. */
+  let base = 0;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
   channel.emit({ type: 'turn.started', model: model.ref });
   try {
-    const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
-    const turnItems = log.items;
-    items = turnItems;
+    const history = await ctx.sessions.history(ctx.workspaceId, ctx.sessionId, historyBudget(model.contextWindow));
+    const turnItems = history.items;
+    base = history.base;
     const adapter = await loadAdapter(model.protocol);
-    const compaction = await maybeCompact(ctx, adapter, turnItems);
+    const compaction = await maybeCompact(ctx, adapter, turnItems, base);
     if (compaction) {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
@@ -126,7 +134,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       }
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
-      itemCount = turnItems.length;
+      itemCount = base + turnItems.length;
       const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(b, specs) : b));
       const message: StoredMessage = {
         id: messageId,
@@ -164,13 +172,12 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
     end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
   }
-  const messageCount = items ? items.filter((i) => i.role !== 'system').length : undefined;
-  await finish(ctx, { usage, lastMessageId, lastInput, itemCount, messageCount }, end);
+  await finish(ctx, { usage, lastMessageId, lastInput, itemCount }, end);
 }
 
 async function finish(
   ctx: TurnContext,
-  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number; messageCount?: number },
+  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number },
   end: { stop: StopKind } | { error: { code: FailureCode; message: string } },
 ): Promise<void> {
   const { channel, appender, model } = ctx;
@@ -189,8 +196,8 @@ async function finish(
   }
   await appender.close();
   try {
-    const count =
-      state.messageCount ?? (await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId)).items.filter((i) => i.role !== 'system').length;
+    // The index reads only what this turn appended.
+    const count = (await ctx.sessions.index(ctx.workspaceId, ctx.sessionId)).messageCount;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
       meta.model = model.ref;
