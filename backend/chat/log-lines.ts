@@ -31,7 +31,7 @@ export async function forEachLine(
 ): Promise<number> {
   const handle = await fs.open(file, 'r');
   try {
-    const buffer = Buffer.alloc(CHUNK);
+    const buffer = Buffer.alloc(Math.max(1, Math.min(CHUNK, to - from)));
     let lineStart = from;
     let head: Buffer[] = [];
     let headBytes = 0;
@@ -41,7 +41,7 @@ export async function forEachLine(
     let lastButOne = -1;
     let pos = from;
     while (pos < to) {
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, to - pos), pos);
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - pos), pos);
       if (bytesRead === 0) break;
       let at = 0;
       while (at < bytesRead) {

@@ -8,8 +8,7 @@ import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../workspaces/workspace-store.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
 import { LogIndex } from './log-index.js';
-import { readRange } from './log-lines.js';
-import { foldLog, readLog, type SessionLog } from './session-log.js';
+import { foldRange, readLog, type SessionLog } from './session-log.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_TITLE = 'New chat';
@@ -175,7 +174,6 @@ export class SessionStore {
     const from = await index.offsetOf(start);
     let to = await index.offsetOf(end);
     if (maxBytes !== undefined) to = Math.min(to, maxBytes);
-    const text = (await readRange(index.logFile, from, to)).toString('utf8');
-    return foldLog(text).items;
+    return (await foldRange(index.logFile, from, to)).items;
   }
 }
