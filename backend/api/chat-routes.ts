@@ -26,6 +26,8 @@ const ApprovalSchema = z.object({
 });
 
 const DEFAULT_PAGE = 50;
+/** Sessions listed when no limit is given. */
+const DEFAULT_LIST = 200;
 const MAX_PAGE = 500;
 
 function pageLimit(raw: unknown): number {
@@ -50,7 +52,10 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
 
   router.get(base, async (req, res) => {
     const wid = await workspace(req.params.id);
-    res.json({ sessions: (await sessions.list(wid)).map(summary) });
+    const limit = req.query.limit === undefined ? DEFAULT_LIST : pageLimit(req.query.limit);
+    const before = typeof req.query.before === 'string' ? req.query.before : undefined;
+    const page = await sessions.listPage(wid, limit, before);
+    res.json({ sessions: page.sessions.map(summary), next: page.next });
   });
   router.post(base, async (req, res) => {
     const wid = await workspace(req.params.id);

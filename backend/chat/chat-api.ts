@@ -6,9 +6,12 @@ import type { SearchHit } from './session-search.js';
 
 export type { MessageView, PublicBlock, SearchHit, SessionSummary, TurnFrame, TurnFrameBody, Usage };
 
-/** GET /api/workspaces/:id/sessions */
+/** GET /api/workspaces/:id/sessions[?limit=N&before=<cursor>] (without limit: the first 200) */
 export interface SessionListResponse {
+  /** Newest first (updated_at, then id). */
   sessions: SessionSummary[];
+  /** Pass as `before` for the next page; null when this page is the last. */
+  next: string | null;
 }
 
 /** GET /api/workspaces/:id/sessions/:sid[?before=<message id>&limit=N] */

@@ -8,6 +8,7 @@ import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../workspaces/workspace-store.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
 import { LogIndex } from './log-index.js';
+import { SessionListCache } from './session-list.js';
 import { foldRange, readLog, type SessionLog } from './session-log.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -31,8 +32,14 @@ export interface MessagePage {
 /** workspaces/<id>/sessions/<sid>/: session.json (atomic) and events.jsonl (append-only). */
 export class SessionStore {
   private readonly queue = new SerialQueue();
+  private readonly listing: SessionListCache;
 
-  constructor(private readonly paths: DataPaths) {}
+  constructor(private readonly paths: DataPaths) {
+    this.listing = new SessionListCache(
+      (workspaceId) => paths.workspaceSessions(workspaceId),
+      (workspaceId) => this.readAll(workspaceId),
+    );
+  }
 
   dir(workspaceId: string, sessionId: string): string {
     return path.join(this.paths.workspaceSessions(workspaceId), sessionId);
@@ -66,12 +73,20 @@ export class SessionStore {
     return meta;
   }
 
-  async list(workspaceId: string): Promise<SessionMeta[]> {
+  private async readAll(workspaceId: string): Promise<SessionMeta[]> {
     const names = await fs.readdir(this.paths.workspaceSessions(workspaceId)).catch(() => [] as string[]);
     const metas = await Promise.all(names.filter((n) => SESSION_ID.test(n)).map((n) => this.get(workspaceId, n).catch(() => undefined)));
-    return metas
-      .filter((m): m is SessionMeta => !!m)
-      .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    return metas.filter((m): m is SessionMeta => !!m);
+  }
+
+  /** Every session of the workspace, newest first. */
+  list(workspaceId: string): Promise<SessionMeta[]> {
+    return this.listing.all(workspaceId);
+  }
+
+  /** A page of the list, newest first, after the cursor `before` (the `next` of the previous page). */
+  listPage(workspaceId: string, limit: number, before?: string): Promise<{ sessions: SessionMeta[]; next: string | null }> {
+    return this.listing.page(workspaceId, limit, before);
   }
 
   async create(workspaceId: string, title?: string): Promise<SessionMeta> {
@@ -91,6 +106,7 @@ export class SessionStore {
     await fs.mkdir(this.dir(workspaceId, id), { recursive: true, mode: 0o700 });
     await fs.writeFile(this.logFile(workspaceId, id), '', { mode: 0o600, flag: 'wx' });
     await writeFileAtomic(this.metaFile(workspaceId, id), `${JSON.stringify(meta, null, 2)}\n`);
+    await this.listing.changed(workspaceId, meta);
     return meta;
   }
 
@@ -101,6 +117,7 @@ export class SessionStore {
       const meta = await this.require(workspaceId, sessionId);
       mutate(meta);
       await writeFileAtomic(file, `${JSON.stringify(meta, null, 2)}\n`);
+      await this.listing.changed(workspaceId, meta);
       return meta;
     });
   }
@@ -108,6 +125,7 @@ export class SessionStore {
   async delete(workspaceId: string, sessionId: string): Promise<string | null> {
     await this.require(workspaceId, sessionId);
     const trashed = await moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
+    await this.listing.changed(workspaceId, null, sessionId);
     return trashed ? path.relative(this.paths.root, trashed) : null;
   }
 
