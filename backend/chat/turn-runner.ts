@@ -65,14 +65,13 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
   let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
-  /** Position of the first history item read in the whole session. */
-  let base = 0;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
   channel.emit({ type: 'turn.started', model: model.ref });
   try {
     const history = await ctx.sessions.history(ctx.workspaceId, ctx.sessionId, historyBudget(model.contextWindow));
     const turnItems = history.items;
-    base = history.base;
+    /** Position of the first history item read in the whole session. */
+    const base = history.base;
     const adapter = await loadAdapter(model.protocol);
     const compaction = await maybeCompact(ctx, adapter, turnItems, base);
     if (compaction) {

@@ -78,7 +78,10 @@ async function judge(file: string): Promise<Verdict> {
   const holder = parseInstance(text);
   if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) return { kind: 'live', holder };
   if (!holder) {
-    const mtime = await fs.stat(file).then((st) => st.mtimeMs, () => null);
+    const mtime = await fs.stat(file).then(
+      (st) => st.mtimeMs,
+      () => null,
+    );
     if (mtime === null || Date.now() - mtime < UNREADABLE_GRACE_MS) return { kind: 'wait' };
   }
   return { kind: 'stale', text };
@@ -96,7 +99,10 @@ async function takeOver(file: string, staleText: string): Promise<void> {
     await fs.writeFile(guard, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const mtime = await fs.stat(guard).then((st) => st.mtimeMs, () => null);
+    const mtime = await fs.stat(guard).then(
+      (st) => st.mtimeMs,
+      () => null,
+    );
     if (mtime !== null && Date.now() - mtime > TAKEOVER_STALE_MS) await fs.rm(guard, { force: true });
     await pause(20);
     return;

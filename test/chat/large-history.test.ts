@@ -19,9 +19,12 @@ describe('history at any size: the offset index', () => {
 
   before(async () => {
     fake = await ScriptedSse.start();
-    rig = await ChatRig.start([{ id: 'c', type: 'compat', base_url: `${fake.url}/v1`, models: [model('m1', { context_window: 16_000 })] }], {
-      profile: { compression: { enabled: false } },
-    });
+    rig = await ChatRig.start(
+      [{ id: 'c', type: 'compat', base_url: `${fake.url}/v1`, models: [model('m1', { context_window: 16_000 })] }],
+      {
+        profile: { compression: { enabled: false } },
+      },
+    );
     dir = path.join(rig.proc.dataDir, 'workspaces', rig.workspaceId, 'sessions', sid);
     await writeSession(dir, sid, { messages: MESSAGES });
   });
@@ -55,9 +58,16 @@ describe('history at any size: the offset index', () => {
     assert.deepEqual(ids(await rig.session(sid, '?limit=50')), expected, 'damaged');
     const whole = readFileSync(idx);
     writeFileSync(idx, whole.subarray(0, whole.length - 7));
-    assert.deepEqual(ids(await rig.session(sid, '?limit=50&before=' + messageId(MESSAGES - 50))), range(MESSAGES - 100, MESSAGES - 50), 'cut');
+    assert.deepEqual(
+      ids(await rig.session(sid, '?limit=50&before=' + messageId(MESSAGES - 50))),
+      range(MESSAGES - 100, MESSAGES - 50),
+      'cut',
+    );
     // Records appended to the log (by another writer) are picked up; a torn last line is skipped.
-    const extra = { t: 'message', m: { id: 'm-appended', role: 'user', created_at: new Date().toISOString(), blocks: [{ type: 'text', text: 'late' }] } };
+    const extra = {
+      t: 'message',
+      m: { id: 'm-appended', role: 'user', created_at: new Date().toISOString(), blocks: [{ type: 'text', text: 'late' }] },
+    };
     appendFileSync(path.join(dir, 'events.jsonl'), `${JSON.stringify(extra)}\n{"t":"message","m":{"id":"m-torn","ro`);
     const grown = await rig.session(sid, '?limit=2');
     assert.deepEqual(ids(grown), [messageId(MESSAGES - 1), 'm-appended']);
@@ -71,7 +81,10 @@ describe('history at any size: the offset index', () => {
     // Same folder, a different history of the same length (restored from a backup, say).
     const log = path.join(other, 'events.jsonl');
     writeFileSync(log, readFileSync(log, 'utf8').replaceAll('gen000', 'bak111'));
-    assert.deepEqual(ids(await rig.session('s-other', '?limit=3')), range(27, 30).map((id) => id.replace('gen000', 'bak111')));
+    assert.deepEqual(
+      ids(await rig.session('s-other', '?limit=3')),
+      range(27, 30).map((id) => id.replace('gen000', 'bak111')),
+    );
   });
 
   it('a turn in the big session reads only the newest part of its history', async () => {
@@ -102,7 +115,10 @@ describe('history at any size: the offset index', () => {
     writeSync(fd, head.replaceAll('gen000', 'end999'), head.length + hole + 1);
     closeSync(fd);
     const first = await rig.session('s-huge', '?limit=4');
-    assert.deepEqual(ids(first), range(2, 6).map((id) => id.replace('gen000', 'end999')));
+    assert.deepEqual(
+      ids(first),
+      range(2, 6).map((id) => id.replace('gen000', 'end999')),
+    );
     const back = await rig.session('s-huge', `?limit=10&before=${first.messages[0].id}`);
     assert.deepEqual(ids(back), [...range(0, 6), ...range(0, 2).map((id) => id.replace('gen000', 'end999'))]);
     assert.equal(back.has_more, false);

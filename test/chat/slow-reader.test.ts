@@ -49,7 +49,11 @@ describe('a WebSocket client that stops reading', () => {
     assert.equal(end.type, 'turn.completed');
     assert.equal(frames.filter((f) => f.type === 'turn.delta').length, 3072, 'the reading client got every delta');
     // Dropped once its queue reached the cap: what it did not read is never held beyond that.
-    const line = await rig.proc.waitForLine(/^ws: closed a connection that stopped reading \(([\d.]+) MiB waiting to be sent\)$/, 5000, from);
+    const line = await rig.proc.waitForLine(
+      /^ws: closed a connection that stopped reading \(([\d.]+) MiB waiting to be sent\)$/,
+      5000,
+      from,
+    );
     assert.ok(Number(line[1]) <= CAP / 1048576, line[0]);
     slow.socket.terminate();
   });

@@ -13,6 +13,7 @@ export const enChat = {
   'chat.chatTitle': 'Title',
   'chat.deleteChat': 'Delete chat',
   'chat.deleteConfirm': 'Delete “{title}”? It moves to the trash folder of the data directory.',
+  'chat.moreSessions': 'Load older chats',
   'chat.noSessions': 'No chats in this workspace yet.',
   'chat.messages': '{count} messages',
   'chat.search': 'Search all chats',

@@ -15,6 +15,7 @@ export const zhChat: Record<keyof typeof enChat, string> = {
   'chat.chatTitle': '标题',
   'chat.deleteChat': '删除对话',
   'chat.deleteConfirm': '删除“{title}”？它会被移到数据目录的 trash 文件夹。',
+  'chat.moreSessions': '加载更早的对话',
   'chat.noSessions': '此工作区还没有对话。',
   'chat.messages': '{count} 条消息',
   'chat.search': '搜索全部对话',
