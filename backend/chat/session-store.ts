@@ -5,7 +5,7 @@ import type { DataPaths } from '../data/data-dir.js';
 import { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
-import { moveToTrash } from '../workspaces/workspace-store.js';
+import { moveToTrash } from '../data/trash.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
 import { LogIndex } from './log-index.js';
 import { SessionListCache } from './session-list.js';
@@ -126,7 +126,7 @@ export class SessionStore {
     await this.require(workspaceId, sessionId);
     const trashed = await moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
     await this.listing.changed(workspaceId, null, sessionId);
-    return trashed ? path.relative(this.paths.root, trashed) : null;
+    return trashed;
   }
 
   readLog(workspaceId: string, sessionId: string, maxBytes?: number): Promise<SessionLog> {

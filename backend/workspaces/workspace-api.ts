@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isSafeName } from '../config/schema-errors.js';
+import { isSafeName } from '../data/safe-name.js';
 
 /** workspaces.json and workspace.json (DESIGN 3). One schema per shape; types derive from them. */
 const name = z
