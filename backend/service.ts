@@ -195,6 +195,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(mcpStatusRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
+  // The search index catches up with the logs once the backend runs (not on its start-up path).
+  setTimeout(() => chat.search.start(), 500).unref();
   app.use(chatRoutes(stores, chat));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));

@@ -49,7 +49,12 @@ export interface ApprovalRequest {
 
 /** GET /api/search?q= */
 export interface SearchResponse {
+  /** Best first (bm25 rank); `?limit=N` (default 20, at most 100), `&offset=N`, `&workspace_id=` to filter. */
   hits: SearchHit[];
+  /** More hits after these: ask again with offset + limit. */
+  has_more: boolean;
+  /** The index is still catching up with the logs (after a rebuild): hits may be missing. */
+  indexing: boolean;
 }
 
 /**

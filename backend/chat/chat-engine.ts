@@ -5,6 +5,7 @@ import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
 import { newId, type StoredMessage } from './chat-types.js';
 import { resolveModel, type ModelStores } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
+import { SessionSearch } from './session-search.js';
 import { DEFAULT_TITLE, SessionStore } from './session-store.js';
 import { noTools, type ToolSource } from '../tools/tool-source.js';
 import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
@@ -24,6 +25,7 @@ const TITLE_CHARS = 60;
 /** Sessions and turns: one running turn per session, frames to every client, resumable. */
 export class ChatEngine {
   readonly sessions: SessionStore;
+  readonly search: SessionSearch;
   private readonly active = new Map<string, ActiveTurn>();
   private readonly registry = new TurnRegistry();
   private readonly tools: ToolSource;
@@ -34,6 +36,7 @@ export class ChatEngine {
 
   constructor(private readonly deps: { stores: ModelStores & { paths: DataPaths }; ws: FrameHub; logger: Logger; tools?: ToolSource }) {
     this.sessions = new SessionStore(deps.stores.paths);
+    this.search = new SessionSearch(deps.stores.paths, deps.logger);
     this.tools = deps.tools ?? noTools;
     this.registry.attach(deps.ws);
   }
@@ -96,6 +99,7 @@ export class ChatEngine {
       };
       appender.append({ t: 'message', m: message });
       await appender.sync();
+      void this.search.indexed(workspaceId, sessionId);
       await this.sessions.update(workspaceId, sessionId, (meta) => {
         meta.updated_at = message.created_at;
         meta.message_count += 1;
@@ -129,6 +133,7 @@ export class ChatEngine {
         .catch((err: Error) => this.deps.logger.error(`chat: turn ${turn.turnId} crashed: ${err.message}`))
         .finally(() => {
           clearTimeout(timer);
+          void this.search.indexed(workspaceId, sessionId);
           this.registry.finished(channel);
           if (this.active.get(key) === turn) this.active.delete(key);
         });
@@ -176,7 +181,9 @@ export class ChatEngine {
     this.deleting.add(workspaceId);
     try {
       await this.end((key) => key.startsWith(`${workspaceId}/`), 'cancelled');
-      return await remove();
+      const removed = await remove();
+      await this.search.forgetWorkspace(workspaceId);
+      return removed;
     } finally {
       this.deleting.delete(workspaceId);
     }
@@ -195,5 +202,6 @@ export class ChatEngine {
       clearTimeout(timer);
     }
     await this.end(() => true, 'shutdown');
+    await this.search.close();
   }
 }

@@ -107,6 +107,8 @@ export class LogIndex {
     readonly logFile: string,
     readonly file: string,
     private readonly header: Header,
+    /** The log had records this index had not seen (appended, or the index was rebuilt). */
+    readonly grew: boolean,
   ) {}
 
   /** Log bytes covered: the end of the last complete line. */
@@ -140,8 +142,9 @@ export class LogIndex {
       header = { logBytes: 0, items: 0, messages: 0 };
       await fs.writeFile(indexFile, headerBytes(header), { mode: 0o600 });
     }
-    if (header.logBytes < size) header = await LogIndex.extend(logFile, indexFile, header, size);
-    return new LogIndex(logFile, indexFile, header);
+    const grew = header.logBytes < size;
+    if (grew) header = await LogIndex.extend(logFile, indexFile, header, size);
+    return new LogIndex(logFile, indexFile, header, grew);
   }
 
   /** The header when the file is whole and matches the log, else null (rebuild). Reads 32 + 48 bytes. */

@@ -149,7 +149,7 @@ export class SessionStore {
     before: string | undefined,
     limit: number,
     maxBytes?: number,
-  ): Promise<MessagePage & { message_count: number }> {
+  ): Promise<MessagePage & { message_count: number; log_grew: boolean }> {
     const index = await this.index(workspaceId, sessionId);
     const count = maxBytes === undefined ? index.count : await index.countBefore(maxBytes);
     let end = count;
@@ -163,7 +163,12 @@ export class SessionStore {
     const start = Math.max(0, end - limit);
     const items = await this.readItems(index, start, end, maxBytes);
     const systems = maxBytes === undefined ? 0 : (await index.entries(count, index.count)).filter((e) => e.role !== 'system').length;
-    return { messages: items.map(publicMessage), has_more: start > 0, message_count: index.messageCount - systems };
+    return {
+      messages: items.map(publicMessage),
+      has_more: start > 0,
+      message_count: index.messageCount - systems,
+      log_grew: index.grew,
+    };
   }
 
   /**
