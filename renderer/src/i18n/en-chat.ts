@@ -19,6 +19,8 @@ export const enChat = {
   'chat.search': 'Search all chats',
   'chat.searchPlaceholder': 'Search messages',
   'chat.searchResults': 'Search results',
+  'chat.searchMore': 'More results',
+  'chat.searchIndexing': 'Still indexing older chats: some results may be missing.',
   'chat.searchNone': 'Nothing found for “{q}”.',
   'chat.searching': 'Searching…',
   'chat.clearSearch': 'Clear search',

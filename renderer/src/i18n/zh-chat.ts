@@ -21,6 +21,8 @@ export const zhChat: Record<keyof typeof enChat, string> = {
   'chat.search': '搜索全部对话',
   'chat.searchPlaceholder': '搜索消息',
   'chat.searchResults': '搜索结果',
+  'chat.searchMore': '更多结果',
+  'chat.searchIndexing': '仍在为较早的对话建立索引：部分结果可能缺失。',
   'chat.searchNone': '没有找到“{q}”。',
   'chat.searching': '搜索中…',
   'chat.clearSearch': '清除搜索',
