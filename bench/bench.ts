@@ -11,6 +11,7 @@ import { apiThroughput } from './api-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { chatFigures } from './chat-bench.js';
+import { historyFigures } from './history-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
@@ -29,6 +30,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
+  history: () => historyFigures(),
 };
 
 function num(v: number | undefined): string {

@@ -90,6 +90,8 @@ export class ChatEngine {
     try {
       const model = await resolveModel(this.deps.stores, workspaceId);
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
+      // A write that fails mid-turn (disk full) ends the turn at once: what is stored stays as it was.
+      appender.onFailure = () => turn.controller.abort('storage');
       const message: StoredMessage = {
         id: newId('m'),
         role: 'user',

@@ -100,6 +100,7 @@ function headerBytes(h: Header): Buffer {
 }
 
 const queue = new SerialQueue();
+const UNWRITABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
 
 /** An index brought up to date with its log; reads go to the file (nothing of the log is held). */
 export class LogIndex {
@@ -109,6 +110,8 @@ export class LogIndex {
     private readonly header: Header,
     /** The log had records this index had not seen (appended, or the index was rebuilt). */
     readonly grew: boolean,
+    /** Entries held in memory when the index file cannot be written (a full disk). */
+    private readonly memory: Buffer | null = null,
   ) {}
 
   /** Log bytes covered: the end of the last complete line. */
@@ -126,7 +129,34 @@ export class LogIndex {
 
   /** Opens the index of `logFile`, extending or rebuilding it so that it covers the whole log. */
   static open(logFile: string, indexFile = logFile.replace(/\.jsonl$/, '.idx')): Promise<LogIndex> {
-    return queue.run(indexFile, () => LogIndex.sync(logFile, indexFile));
+    return queue.run(indexFile, async () => {
+      try {
+        return await LogIndex.sync(logFile, indexFile);
+      } catch (err) {
+        // The index cannot be written (disk full, read-only): reads keep working from memory.
+        if (!UNWRITABLE.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        return LogIndex.inMemory(logFile, indexFile);
+      }
+    });
+  }
+
+  /** The whole index built in memory from the log, nothing written. */
+  private static async inMemory(logFile: string, indexFile: string): Promise<LogIndex> {
+    const entries: IndexEntry[] = [];
+    const seen = new Set<string>();
+    let messages = 0;
+    const size = await fs.stat(logFile).then(
+      (st) => st.size,
+      () => 0,
+    );
+    const end = await forEachLine(logFile, 0, size, async (line) => {
+      const item = await classify(logFile, line);
+      if (!item || seen.has(item.id)) return;
+      seen.add(item.id);
+      entries.push({ offset: line.offset, role: item.role, id: item.id });
+      if (item.role !== 'system') messages += 1;
+    });
+    return new LogIndex(logFile, indexFile, { logBytes: end, items: entries.length, messages }, true, encode(entries));
   }
 
   private static async sync(logFile: string, indexFile: string): Promise<LogIndex> {
@@ -219,7 +249,9 @@ export class LogIndex {
     const start = Math.max(0, from);
     const end = Math.min(this.header.items, to);
     if (end <= start) return [];
-    const buffer = await readRange(this.file, HEADER + start * ENTRY, HEADER + end * ENTRY);
+    const buffer = this.memory
+      ? this.memory.subarray(start * ENTRY, end * ENTRY)
+      : await readRange(this.file, HEADER + start * ENTRY, HEADER + end * ENTRY);
     return decode(buffer, end - start);
   }
 

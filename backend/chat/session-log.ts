@@ -151,6 +151,8 @@ export class LogAppender {
   private chain: Promise<void> = Promise.resolve();
   private scheduled = false;
   private failed: Error | null = null;
+  /** Called once, at the first write that fails (the disk is full): the turn stops there. */
+  onFailure: ((err: Error) => void) | null = null;
   /** Bytes in the file after the last completed write. */
   private size: number;
 
@@ -209,12 +211,18 @@ export class LogAppender {
           this.size += buffer.length;
         } catch (err) {
           this.failed = err as Error;
+          this.onFailure?.(this.failed);
         }
       }
       return this.size;
     });
     this.chain = done.then(() => undefined);
     return done;
+  }
+
+  /** The first write error, if any. */
+  get failure(): Error | null {
+    return this.failed;
   }
 
   /** Flushes and fsyncs (end of a turn); rejects when any write failed. */

@@ -47,10 +47,21 @@ type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
  * token, so a turn in a 100,000-message session reads about what it can send, not the whole log.
  */
 export function historyBudget(contextWindow: number): number {
-  return Math.min(Math.max(contextWindow * 8, 512 * 1024), 32 * 1024 * 1024);
+  return Math.min(Math.max(contextWindow * 8, 256 * 1024), 32 * 1024 * 1024);
 }
 
-function failureOf(err: unknown, signal: AbortSignal, apiKey: string): { code: FailureCode; message: string } {
+/** The turn's failure when events.jsonl could not be written (a full disk, a read-only folder). */
+export function storageFailure(err: Error): { code: FailureCode; message: string } {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOSPC' ? 'the disk is full (ENOSPC)' : `${code ?? err.message}`;
+  return {
+    code: 'storage_error',
+    message: `The reply could not be stored: ${why}. Free some space and send the message again; the history stored so far is intact.`,
+  };
+}
+
+function failureOf(err: unknown, signal: AbortSignal, apiKey: string, appender: LogAppender): { code: FailureCode; message: string } {
+  if (signal.aborted && signal.reason === 'storage' && appender.failure) return storageFailure(appender.failure);
   if (signal.aborted) {
     if (signal.reason === 'timeout') return { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' };
     if (signal.reason === 'shutdown') return { code: 'cancelled', message: 'The turn was stopped: the backend was shutting down.' };
@@ -172,7 +183,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       turnItems.push(toolMessage);
     }
   } catch (err) {
-    end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
+    end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey, appender) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
   }
   await finish(ctx, { usage, lastMessageId, lastInput, itemCount }, end);
@@ -196,6 +207,8 @@ async function finish(
     await appender.sync();
   } catch (err) {
     ctx.logger.error(`chat: session ${ctx.sessionId}: events.jsonl could not be written: ${(err as Error).message}`);
+    // Whatever the provider said, the client must not believe the reply was kept.
+    end = { error: storageFailure(appender.failure ?? (err as Error)) };
   }
   await appender.close();
   try {

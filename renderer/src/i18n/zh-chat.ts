@@ -73,6 +73,7 @@ export const zhChat: Record<keyof typeof enChat, string> = {
   'chat.err.provider_error': '模型服务商返回了错误。',
   'chat.err.timeout': '回复超过了配置档案的时间限制（timeout_seconds）。',
   'chat.err.cancelled': '已停止。',
+  'chat.err.storage_error': '无法保存回复：磁盘已满或不可写。请释放空间后重试；之前的历史记录完好无损。',
   'chat.err.context_overflow': '对话已超出模型的上下文窗口。请新建对话或开启压缩。',
   'chat.err.tool_error': '工具调用失败。',
   'chat.err.other': '回复失败。',
