@@ -71,7 +71,8 @@ export const enChat = {
   'chat.err.provider_error': 'The provider answered with an error.',
   'chat.err.timeout': 'The reply took longer than the profile’s time limit (timeout_seconds).',
   'chat.err.cancelled': 'Stopped.',
-  'chat.err.storage_error': 'The reply could not be saved: the disk is full or not writable. Free some space and try again; the earlier history is intact.',
+  'chat.err.storage_error':
+    'The reply could not be saved: the disk is full or not writable. Free some space and try again; the earlier history is intact.',
   'chat.err.context_overflow': 'The conversation no longer fits in the model’s context window. Start a new chat or turn on compression.',
   'chat.err.tool_error': 'A tool failed.',
   'chat.err.other': 'The reply failed.',
