@@ -37,6 +37,8 @@ export class ChatEngine {
   constructor(private readonly deps: { stores: ModelStores & { paths: DataPaths }; ws: FrameHub; logger: Logger; tools?: ToolSource }) {
     this.sessions = new SessionStore(deps.stores.paths);
     this.search = new SessionSearch(deps.stores.paths, deps.logger);
+    // Sessions that appeared in a folder from outside (copied in while running) become searchable.
+    this.sessions.onFolderRead = (workspaceId) => this.search.refreshWorkspace(workspaceId);
     this.tools = deps.tools ?? noTools;
     this.registry.attach(deps.ws);
   }

@@ -177,9 +177,15 @@ export class SearchIndex {
     return this.catching;
   }
 
-  private async walk(): Promise<void> {
+  /** One workspace's sessions brought up to date (its folder changed while the backend ran). */
+  async catchUpWorkspace(workspaceId: string): Promise<void> {
+    await this.walk(workspaceId);
+  }
+
+  private async walk(only?: string): Promise<void> {
     const seen = new Set<string>();
-    for (const ws of await fs.readdir(this.sessionsRoot).catch(() => [] as string[])) {
+    const workspaces = only ? [only] : await fs.readdir(this.sessionsRoot).catch(() => [] as string[]);
+    for (const ws of workspaces) {
       const dir = path.join(this.sessionsRoot, ws, 'sessions');
       for (const sid of await fs.readdir(dir).catch(() => [] as string[])) {
         if (!/^[A-Za-z0-9_-]{1,64}$/.test(sid)) continue;
@@ -187,6 +193,7 @@ export class SearchIndex {
         await this.update(ws, sid);
       }
     }
+    if (only) return;
     const known = this.db.prepare('SELECT workspace_id, session_id FROM sessions').all() as { workspace_id: string; session_id: string }[];
     for (const k of known) if (!seen.has(`${k.workspace_id}/${k.session_id}`)) this.removeSession(k.workspace_id, k.session_id);
   }

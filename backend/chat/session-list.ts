@@ -37,6 +37,8 @@ export class SessionListCache {
   constructor(
     private readonly dirOf: (workspaceId: string) => string,
     private readonly readAll: (workspaceId: string) => Promise<SessionMeta[]>,
+    /** Called when a listing is read in full (first use, or its folder changed from outside). */
+    private readonly onRead: (workspaceId: string) => void = () => undefined,
   ) {}
 
   private async mtime(workspaceId: string): Promise<number> {
@@ -53,6 +55,7 @@ export class SessionListCache {
       const listing = await cached;
       if (listing.mtimeMs === mtimeMs) return listing;
     }
+    this.onRead(workspaceId);
     const loading = this.readAll(workspaceId).then((metas) => ({ mtimeMs, sorted: metas.sort(newerFirst) }));
     this.listings.set(workspaceId, loading);
     loading.catch(() => this.listings.delete(workspaceId));

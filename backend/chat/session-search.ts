@@ -51,6 +51,16 @@ export class SessionSearch {
     return update;
   }
 
+  /** A workspace's session folder changed from outside (sessions copied in, say): index what is new. */
+  refreshWorkspace(workspaceId: string): void {
+    if (this.closed) return;
+    const update = this.ready()
+      .then((index) => index.catchUpWorkspace(workspaceId))
+      .catch((err: Error) => this.logger.error(`search: indexing workspace ${workspaceId} failed: ${err.message}`))
+      .finally(() => this.pending.delete(update));
+    this.pending.add(update);
+  }
+
   async forgetSession(workspaceId: string, sessionId: string): Promise<void> {
     await this.ready().then(
       (index) => index.removeSession(workspaceId, sessionId),

@@ -34,10 +34,14 @@ export class SessionStore {
   private readonly queue = new SerialQueue();
   private readonly listing: SessionListCache;
 
+  /** Set by the engine: a workspace's session folder was read in full (search catches up with it). */
+  onFolderRead: (workspaceId: string) => void = () => undefined;
+
   constructor(private readonly paths: DataPaths) {
     this.listing = new SessionListCache(
       (workspaceId) => paths.workspaceSessions(workspaceId),
       (workspaceId) => this.readAll(workspaceId),
+      (workspaceId) => this.onFolderRead(workspaceId),
     );
   }
 
