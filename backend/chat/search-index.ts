@@ -60,7 +60,9 @@ export class SearchIndex {
   /** Opens the index; a damaged or foreign file is replaced by an empty one, filled by `catchUp`. */
   static async open(file: string, workspacesDir: string, logger: Logger): Promise<SearchIndex> {
     const { DatabaseSync } = await loadSqlite();
-    const create = () => {
+    const create = async () => {
+      // Created 0600 first: SQLite gives its -wal and -shm files the database file's mode.
+      await fs.writeFile(file, '', { flag: 'a', mode: 0o600 });
       const db = new DatabaseSync(file);
       db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
       db.exec(SCHEMA);
@@ -71,13 +73,12 @@ export class SearchIndex {
     };
     let db: DatabaseSync;
     try {
-      db = create();
+      db = await create();
     } catch (err) {
       logger.info(`search: rebuilding ${path.basename(file)} (${(err as Error).message})`);
       await Promise.all(['', '-wal', '-shm'].map((s) => fs.rm(`${file}${s}`, { force: true })));
-      db = create();
+      db = await create();
     }
-    await fs.chmod(file, 0o600).catch(() => undefined);
     return new SearchIndex(db, file, workspacesDir, logger);
   }
 
