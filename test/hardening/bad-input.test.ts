@@ -30,7 +30,8 @@ function dataFiles(): Map<string, string> {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (!DERIVED.test(full)) out.set(path.relative(proc.dataDir, full), new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(full)));
+      else if (!DERIVED.test(full))
+        out.set(path.relative(proc.dataDir, full), new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(full)));
     }
   };
   walk(proc.dataDir);
