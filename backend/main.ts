@@ -12,7 +12,10 @@ import { loadTlsMaterial, type TlsMaterial } from './selfhost/tls-material.js';
 import { createService, type Service } from './service.js';
 import { VERSION } from './version.js';
 
-const SHUTDOWN_GRACE_MS = 1500;
+/** Running turns get this long to finish at shutdown before they are ended (their records stored). */
+const TURN_GRACE_MS = 1000;
+/** Hard limit: the desktop app kills the backend 5 s after asking it to stop. */
+const SHUTDOWN_GRACE_MS = 2500;
 const SWAP_HOST = '127.0.0.1';
 
 /** Idle and slow-client limits shared by both listeners. */
@@ -147,9 +150,14 @@ async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void
     if (stopping) return;
     stopping = true;
     logger.info(`${signal} received, shutting down`);
-    service.close();
-    void closeServers().then(() => process.exit(0));
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    const servers = [server, ...(swapServer ? [swapServer] : [])];
+    // No new connections; the running turns end (and store their records) before the process does.
+    for (const s of servers) s.close();
+    void service.close(TURN_GRACE_MS).finally(() => {
+      for (const s of servers) s.closeAllConnections();
+      process.exit(0);
+    });
   };
   const onSigint = () => shutdown('SIGINT');
   const onSigterm = () => shutdown('SIGTERM');

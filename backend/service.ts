@@ -46,7 +46,7 @@ import { VERSION } from './version.js';
 import { SkillToolSource } from './skills/skill-tools.js';
 import { combineToolSources } from './tools/combined-tools.js';
 import type { ToolSource } from './tools/tool-source.js';
-import { WsHub } from './ws/ws-hub.js';
+import { KEEPALIVE_MS, MAX_BUFFERED_BYTES, WsHub } from './ws/ws-hub.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -107,8 +107,9 @@ export interface Service {
   /** Set by the entry point when the listener serves TLS: own origins are https, status shows the fingerprint. */
   setTlsFingerprint(fingerprint: string): void;
   setSwapPort(port: number): void;
-  close(): void;
-  /** close(), then waits for running turns and tool servers to end (before a restore swaps the files). */
+  /** Ends running turns (after `turnGraceMs` to finish on their own), then closes the rest. */
+  close(turnGraceMs?: number): Promise<void>;
+  /** close(), then also waits for the tool servers to end (before a restore swaps the files). */
   stop(): Promise<void>;
 }
 
@@ -173,7 +174,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   };
   const release = isReleaseMode(env);
   const swapApp = options.swapEnabled === false ? undefined : createSwapApp({ logger, paths, env, policy: swapPolicy, release });
-  const ws = new WsHub({ pairing, logger, policy, version: VERSION });
+  const ws = new WsHub({
+    pairing,
+    logger,
+    policy,
+    version: VERSION,
+    keepaliveMs: shorterMs(env.SERVICE_WS_KEEPALIVE_MS, KEEPALIVE_MS),
+    maxBufferedBytes: Math.min(positiveMs(env.SERVICE_WS_MAX_BUFFERED_BYTES) ?? MAX_BUFFERED_BYTES, MAX_BUFFERED_BYTES),
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -206,7 +214,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
   app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));
   app.use(profileRoutes(stores, ws));
-  app.use(workspaceRoutes(stores, ws));
+  // A workspace's running turns end before its folder goes to the trash (chat is built below).
+  app.use(workspaceRoutes(stores, ws, (id, remove) => chat.deleteWorkspace(id, remove)));
   app.use(mcpRoutes(stores, ws));
   // Tool servers: test knobs may only shorten the idle stop, the per-call and the start timeouts.
   const mcp = new McpManager({
@@ -232,6 +241,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(mcpSignOutRoute(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
+  // The search index catches up with the logs once the backend runs (not on its start-up path).
+  setTimeout(() => chat.search.start(), 500).unref();
   app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
@@ -271,18 +282,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     setSwapPort(p) {
       swapPort = p;
     },
-    close() {
+    async close(turnGraceMs = 0) {
       backupSchedule.stop();
-      void chat.close();
+      // Turns first: their last frames and records need the stores (and tool servers) still there.
+      await chat.close(turnGraceMs).catch((err: Error) => logger.error(`chat: ending turns at shutdown: ${err.message}`));
       ws.close();
       pairing.close();
       void mcp.shutdown();
     },
     async stop() {
       backupSchedule.stop();
+      await chat.close().catch((err: Error) => logger.error(`chat: ending turns before a restore: ${err.message}`));
       ws.close();
       pairing.close();
-      await Promise.all([chat.close(), mcp.shutdown()]);
+      await mcp.shutdown();
     },
   };
 }

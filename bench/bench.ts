@@ -12,6 +12,7 @@ import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { chatFigures } from './chat-bench.js';
 import { deskFigures } from './desk-bench.js';
+import { historyFigures } from './history-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
@@ -33,6 +34,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   chat: () => chatFigures(),
   tls: () => tlsFigures(),
   desk: () => deskFigures(),
+  history: () => historyFigures(),
 };
 
 function num(v: number | undefined): string {

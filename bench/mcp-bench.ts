@@ -60,7 +60,7 @@ async function warmOverhead(calls: number): Promise<{ overhead: number[]; bare: 
     }
   }
   await bare.close();
-  service.close();
+  await service.close();
   await service.mcp.shutdown();
   rmSync(root, { recursive: true, force: true });
   return { overhead: viaProvider.map((p, i) => p - viaBare[i]), bare: viaBare, provider: viaProvider };

@@ -45,7 +45,7 @@ if (!echo) throw new Error(`no ev__echo among ${specs.map((s) => s.name).join(',
 const outcome = await service.tools.call(ws, echo, { message: 'cold' }, never);
 const ms = performance.now() - t0;
 if (!outcome.ok) throw new Error(outcome.content);
-service.close();
+await service.close();
 await service.mcp.shutdown();
 rmSync(root, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify({ ms })}\n`);

@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
-import { searchSessions } from '../chat/session-search.js';
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
@@ -36,6 +35,19 @@ const ApprovalSchema = z.object({
 });
 
 const DEFAULT_PAGE = 50;
+const DEFAULT_HITS = 20;
+const MAX_HITS = 100;
+const MAX_OFFSET = 10_000;
+
+function boundedInt(raw: unknown, field: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n < min || n > max)
+    throw new ApiError('validation_failed', `${field} must be an integer between ${min} and ${max}.`, { field });
+  return n;
+}
+
+/** Sessions listed when no limit is given. */
+const DEFAULT_LIST = 200;
 const MAX_PAGE = 500;
 
 function pageLimit(raw: unknown): number {
@@ -60,7 +72,10 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
 
   router.get(base, async (req, res) => {
     const wid = await workspace(req.params.id);
-    res.json({ sessions: (await sessions.list(wid)).map(summary) });
+    const limit = req.query.limit === undefined ? DEFAULT_LIST : pageLimit(req.query.limit);
+    const before = typeof req.query.before === 'string' ? req.query.before : undefined;
+    const page = await sessions.listPage(wid, limit, before);
+    res.json({ sessions: page.sessions.map(summary), next: page.next });
   });
   router.post(base, async (req, res) => {
     const wid = await workspace(req.params.id);
@@ -73,7 +88,9 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
     const meta = await sessions.require(wid, sid);
     const before = typeof req.query.before === 'string' ? req.query.before : undefined;
     const page = await engine.page(wid, sid, before, pageLimit(req.query.limit));
-    const count = page.log.items.filter((i) => i.role !== 'system').length;
+    const count = page.message_count;
+    // Records the search index has not seen (written while stopped, or by another program).
+    if (page.log_grew && !page.active_turn) void engine.search.indexed(wid, sid);
     // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
     if (count !== meta.message_count && !page.active_turn) {
       await sessions.update(wid, sid, (m) => {
@@ -98,6 +115,7 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
     if (engine.activeTurn(wid, sid))
       throw new ApiError('turn_in_progress', 'A turn is running in this session; cancel it before deleting.');
     const trashed = await sessions.delete(wid, sid);
+    await engine.search.forgetSession(wid, sid);
     res.json({ deleted: sid, trashed_to: trashed });
   });
   router.post(`${base}/:sid/messages`, async (req, res) => {
@@ -126,7 +144,11 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
     const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
     if (!q) throw new ApiError('validation_failed', 'q must be a non-empty search text.', { field: 'q' });
     if (q.length > 200) throw new ApiError('validation_failed', 'q must be at most 200 characters.', { field: 'q' });
-    res.json({ hits: await searchSessions(stores, sessions, q) });
+    const limit = req.query.limit === undefined ? DEFAULT_HITS : boundedInt(req.query.limit, 'limit', 1, MAX_HITS);
+    const offset = req.query.offset === undefined ? 0 : boundedInt(req.query.offset, 'offset', 0, MAX_OFFSET);
+    const raw = req.query.workspace_id;
+    const workspaceId = raw === undefined ? undefined : await workspace(typeof raw === 'string' ? raw : '');
+    res.json(await engine.search.search(q, { workspaceId, limit, offset }));
   });
   return router;
 }

@@ -5,6 +5,7 @@ import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
 import { newId, type StoredMessage } from './chat-types.js';
 import { resolveModel, type ModelStores } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
+import { SessionSearch } from './session-search.js';
 import { DEFAULT_TITLE, SessionStore } from './session-store.js';
 import { noTools, type ToolSource } from '../tools/tool-source.js';
 import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
@@ -24,12 +25,20 @@ const TITLE_CHARS = 60;
 /** Sessions and turns: one running turn per session, frames to every client, resumable. */
 export class ChatEngine {
   readonly sessions: SessionStore;
+  readonly search: SessionSearch;
   private readonly active = new Map<string, ActiveTurn>();
   private readonly registry = new TurnRegistry();
   private readonly tools: ToolSource;
+  /** Set at shutdown: no new turn starts. */
+  private closing = false;
+  /** Workspaces being deleted: no new turn starts in them. */
+  private readonly deleting = new Set<string>();
 
   constructor(private readonly deps: { stores: ModelStores & { paths: DataPaths }; ws: FrameHub; logger: Logger; tools?: ToolSource }) {
     this.sessions = new SessionStore(deps.stores.paths);
+    this.search = new SessionSearch(deps.stores.paths, deps.logger);
+    // Sessions that appeared in a folder from outside (copied in while running) become searchable.
+    this.sessions.onFolderRead = (workspaceId) => this.search.refreshWorkspace(workspaceId);
     this.tools = deps.tools ?? noTools;
     this.registry.attach(deps.ws);
   }
@@ -69,6 +78,8 @@ export class ChatEngine {
     /** Resource snapshots stored with the message, as text blocks after its text. */
     snapshots: string[] = [],
   ): Promise<{ turn_id: string; message_id: string }> {
+    if (this.closing) throw new ApiError('shutting_down', 'The backend is shutting down; send the message again once it runs.');
+    if (this.deleting.has(workspaceId)) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
     await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
@@ -87,6 +98,8 @@ export class ChatEngine {
     try {
       const model = await resolveModel(this.deps.stores, workspaceId);
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
+      // A write that fails mid-turn (disk full) ends the turn at once: what is stored stays as it was.
+      appender.onFailure = () => turn.controller.abort('storage');
       const message: StoredMessage = {
         id: newId('m'),
         role: 'user',
@@ -96,6 +109,7 @@ export class ChatEngine {
       };
       appender.append({ t: 'message', m: message });
       await appender.sync();
+      void this.search.indexed(workspaceId, sessionId);
       await this.sessions.update(workspaceId, sessionId, (meta) => {
         meta.updated_at = message.created_at;
         meta.message_count += 1;
@@ -129,6 +143,7 @@ export class ChatEngine {
         .catch((err: Error) => this.deps.logger.error(`chat: turn ${turn.turnId} crashed: ${err.message}`))
         .finally(() => {
           clearTimeout(timer);
+          void this.search.indexed(workspaceId, sessionId);
           this.registry.finished(channel);
           if (this.active.get(key) === turn) this.active.delete(key);
         });
@@ -160,10 +175,43 @@ export class ChatEngine {
     this.running(workspaceId, sessionId, turnId).approvals.answer(callId, answer);
   }
 
-  /** Ends every running turn (shutdown); their partial text is stored. */
-  async close(): Promise<void> {
-    const turns = [...this.active.values()];
-    for (const t of turns) t.controller.abort('cancelled');
+  /** Aborts the matching turns; resolves once each has stored its end record. */
+  private async end(match: (key: string) => boolean, reason: 'cancelled' | 'shutdown'): Promise<void> {
+    const turns = [...this.active.entries()].filter(([key]) => match(key)).map(([, t]) => t);
+    for (const t of turns) t.controller.abort(reason);
     await Promise.all(turns.map((t) => t.done));
+  }
+
+  /**
+   * Before a workspace's folder goes to the trash: its turns end (cancelled) and store their
+   * records first, so none is left running with nobody able to cancel or answer it, and nothing
+   * is written back into the moved folder. `remove` runs while new turns there are refused.
+   */
+  async deleteWorkspace<T>(workspaceId: string, remove: () => Promise<T>): Promise<T> {
+    this.deleting.add(workspaceId);
+    try {
+      await this.end((key) => key.startsWith(`${workspaceId}/`), 'cancelled');
+      const removed = await remove();
+      await this.search.forgetWorkspace(workspaceId);
+      return removed;
+    } finally {
+      this.deleting.delete(workspaceId);
+    }
+  }
+
+  /**
+   * Shutdown: no new turns; running ones get `graceMs` to finish on their own, then are ended
+   * (`cancelled`, "the backend is stopping") with their turn_end record and usage stored.
+   */
+  async close(graceMs = 0): Promise<void> {
+    this.closing = true;
+    const running = Promise.all([...this.active.values()].map((t) => t.done));
+    if (graceMs > 0 && this.active.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    await this.end(() => true, 'shutdown');
+    await this.search.close();
   }
 }

@@ -7,7 +7,9 @@ import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../data/trash.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
-import { readLog, type SessionLog } from './session-log.js';
+import { LogIndex } from './log-index.js';
+import { SessionListCache } from './session-list.js';
+import { foldRange, readLog, type SessionLog } from './session-log.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_TITLE = 'New chat';
@@ -30,8 +32,18 @@ export interface MessagePage {
 /** workspaces/<id>/sessions/<sid>/: session.json (atomic) and events.jsonl (append-only). */
 export class SessionStore {
   private readonly queue = new SerialQueue();
+  private readonly listing: SessionListCache;
 
-  constructor(private readonly paths: DataPaths) {}
+  /** Set by the engine: a workspace's session folder was read in full (search catches up with it). */
+  onFolderRead: (workspaceId: string) => void = () => undefined;
+
+  constructor(private readonly paths: DataPaths) {
+    this.listing = new SessionListCache(
+      (workspaceId) => paths.workspaceSessions(workspaceId),
+      (workspaceId) => this.readAll(workspaceId),
+      (workspaceId) => this.onFolderRead(workspaceId),
+    );
+  }
 
   dir(workspaceId: string, sessionId: string): string {
     return path.join(this.paths.workspaceSessions(workspaceId), sessionId);
@@ -65,12 +77,20 @@ export class SessionStore {
     return meta;
   }
 
-  async list(workspaceId: string): Promise<SessionMeta[]> {
+  private async readAll(workspaceId: string): Promise<SessionMeta[]> {
     const names = await fs.readdir(this.paths.workspaceSessions(workspaceId)).catch(() => [] as string[]);
     const metas = await Promise.all(names.filter((n) => SESSION_ID.test(n)).map((n) => this.get(workspaceId, n).catch(() => undefined)));
-    return metas
-      .filter((m): m is SessionMeta => !!m)
-      .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    return metas.filter((m): m is SessionMeta => !!m);
+  }
+
+  /** Every session of the workspace, newest first. */
+  list(workspaceId: string): Promise<SessionMeta[]> {
+    return this.listing.all(workspaceId);
+  }
+
+  /** A page of the list, newest first, after the cursor `before` (the `next` of the previous page). */
+  listPage(workspaceId: string, limit: number, before?: string): Promise<{ sessions: SessionMeta[]; next: string | null }> {
+    return this.listing.page(workspaceId, limit, before);
   }
 
   async create(workspaceId: string, title?: string): Promise<SessionMeta> {
@@ -90,6 +110,7 @@ export class SessionStore {
     await fs.mkdir(this.dir(workspaceId, id), { recursive: true, mode: 0o700 });
     await fs.writeFile(this.logFile(workspaceId, id), '', { mode: 0o600, flag: 'wx' });
     await writeFileAtomic(this.metaFile(workspaceId, id), `${JSON.stringify(meta, null, 2)}\n`);
+    await this.listing.changed(workspaceId, meta);
     return meta;
   }
 
@@ -100,37 +121,86 @@ export class SessionStore {
       const meta = await this.require(workspaceId, sessionId);
       mutate(meta);
       await writeFileAtomic(file, `${JSON.stringify(meta, null, 2)}\n`);
+      await this.listing.changed(workspaceId, meta);
       return meta;
     });
   }
 
   async delete(workspaceId: string, sessionId: string): Promise<string | null> {
     await this.require(workspaceId, sessionId);
-    return moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
+    const trashed = await moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
+    await this.listing.changed(workspaceId, null, sessionId);
+    return trashed;
   }
 
   readLog(workspaceId: string, sessionId: string, maxBytes?: number): Promise<SessionLog> {
     return readLog(this.logFile(workspaceId, sessionId), maxBytes);
   }
 
-  /** The newest `limit` messages before `before` (a message id), oldest first within the page. */
+  /** The session's offset index, brought up to date with events.jsonl. */
+  index(workspaceId: string, sessionId: string): Promise<LogIndex> {
+    return LogIndex.open(this.logFile(workspaceId, sessionId));
+  }
+
+  /**
+   * The newest `limit` messages before `before` (a message id), oldest first within the page. Reads
+   * only the index entries and the log bytes of the page; `maxBytes` is a snapshot of the log taken
+   * at a checkpoint of a running turn.
+   */
   async page(
     workspaceId: string,
     sessionId: string,
     before: string | undefined,
     limit: number,
     maxBytes?: number,
-  ): Promise<MessagePage & { log: SessionLog }> {
-    const log = await this.readLog(workspaceId, sessionId, maxBytes);
-    let end = log.items.length;
+  ): Promise<MessagePage & { message_count: number; log_grew: boolean }> {
+    const index = await this.index(workspaceId, sessionId);
+    const count = maxBytes === undefined ? index.count : await index.countBefore(maxBytes);
+    let end = count;
     if (before !== undefined) {
-      end = log.items.findIndex((m) => m.id === before);
+      end = await index.find(before, count);
       if (end < 0)
         throw new ApiError('validation_failed', `before must be the id of a message in this session (no ${before.slice(0, 80)}).`, {
           field: 'before',
         });
     }
     const start = Math.max(0, end - limit);
-    return { messages: log.items.slice(start, end).map(publicMessage), has_more: start > 0, log };
+    const items = await this.readItems(index, start, end, maxBytes);
+    const systems = maxBytes === undefined ? 0 : (await index.entries(count, index.count)).filter((e) => e.role !== 'system').length;
+    return {
+      messages: items.map(publicMessage),
+      has_more: start > 0,
+      message_count: index.messageCount - systems,
+      log_grew: index.grew,
+    };
+  }
+
+  /**
+   * The newest items of the session that fit in `budgetBytes` of log, starting at a user message (a
+   * tool result never loses its call): what a turn may send to the model. `base` is the position of
+   * the first one in the whole session.
+   */
+  async history(workspaceId: string, sessionId: string, budgetBytes: number) {
+    const index = await this.index(workspaceId, sessionId);
+    let start = await index.countBefore(Math.max(0, index.logBytes - budgetBytes));
+    if (start > 0) {
+      const after = await index.entries(start, index.count);
+      const user = after.findIndex((e) => e.role === 'user');
+      if (user >= 0) start += user;
+      else {
+        // One turn longer than the budget: from its user message.
+        while (start > 0 && (await index.entries(start, start + 1))[0]?.role !== 'user') start -= 1;
+      }
+    }
+    return { items: await this.readItems(index, start, index.count), base: start, messageCount: index.messageCount };
+  }
+
+  /** Items [start, end) of the index, folded from their log bytes only. */
+  async readItems(index: LogIndex, start: number, end: number, maxBytes?: number): Promise<SessionLog['items']> {
+    if (end <= start) return [];
+    const from = await index.offsetOf(start);
+    let to = await index.offsetOf(end);
+    if (maxBytes !== undefined) to = Math.min(to, maxBytes);
+    return (await foldRange(index.logFile, from, to)).items;
   }
 }

@@ -42,11 +42,30 @@ export interface TurnContext {
 
 type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
 
-function failureOf(err: unknown, signal: AbortSignal, apiKey: string): { code: FailureCode; message: string } {
+/**
+ * Log bytes a turn reads for its history: twice what the context window holds at 4 characters a
+ * token, so a turn in a 100,000-message session reads about what it can send, not the whole log.
+ */
+export function historyBudget(contextWindow: number): number {
+  return Math.min(Math.max(contextWindow * 8, 256 * 1024), 32 * 1024 * 1024);
+}
+
+/** The turn's failure when events.jsonl could not be written (a full disk, a read-only folder). */
+export function storageFailure(err: Error): { code: FailureCode; message: string } {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOSPC' ? 'the disk is full (ENOSPC)' : `${code ?? err.message}`;
+  return {
+    code: 'storage_error',
+    message: `The reply could not be stored: ${why}. Free some space and send the message again; the history stored so far is intact.`,
+  };
+}
+
+function failureOf(err: unknown, signal: AbortSignal, apiKey: string, appender: LogAppender): { code: FailureCode; message: string } {
+  if (signal.aborted && signal.reason === 'storage' && appender.failure) return storageFailure(appender.failure);
   if (signal.aborted) {
-    return signal.reason === 'timeout'
-      ? { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' }
-      : { code: 'cancelled', message: 'The turn was cancelled.' };
+    if (signal.reason === 'timeout') return { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' };
+    if (signal.reason === 'shutdown') return { code: 'cancelled', message: 'The turn was stopped: the backend was shutting down.' };
+    return { code: 'cancelled', message: 'The turn was cancelled.' };
   }
   if (err instanceof ProviderError) return { code: err.code, message: scrub(err.message, apiKey) };
   return { code: 'provider_error', message: scrub(`Internal error: ${(err as Error)?.message ?? String(err)}`, apiKey) };
@@ -59,16 +78,15 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
   let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
-  /** The session's items as this turn extends them (counted at the end instead of re-reading). */
-  let items: { role: string }[] | null = null;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
   channel.emit({ type: 'turn.started', model: model.ref });
   try {
-    const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
-    const turnItems = log.items;
-    items = turnItems;
+    const history = await ctx.sessions.history(ctx.workspaceId, ctx.sessionId, historyBudget(model.contextWindow));
+    const turnItems = history.items;
+    /** Position of the first history item read in the whole session. */
+    const base = history.base;
     const adapter = await loadAdapter(model.protocol);
-    const compaction = await maybeCompact(ctx, adapter, turnItems);
+    const compaction = await maybeCompact(ctx, adapter, turnItems, base);
     if (compaction) {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
@@ -132,7 +150,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       }
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
-      itemCount = turnItems.length;
+      itemCount = base + turnItems.length;
       const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(ownCallId(b), specs) : b));
       const message: StoredMessage = {
         id: messageId,
@@ -167,16 +185,15 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       turnItems.push(toolMessage);
     }
   } catch (err) {
-    end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
+    end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey, appender) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
   }
-  const messageCount = items ? items.filter((i) => i.role !== 'system').length : undefined;
-  await finish(ctx, { usage, lastMessageId, lastInput, itemCount, messageCount }, end);
+  await finish(ctx, { usage, lastMessageId, lastInput, itemCount }, end);
 }
 
 async function finish(
   ctx: TurnContext,
-  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number; messageCount?: number },
+  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number },
   end: { stop: StopKind } | { error: { code: FailureCode; message: string } },
 ): Promise<void> {
   const { channel, appender, model } = ctx;
@@ -192,11 +209,13 @@ async function finish(
     await appender.sync();
   } catch (err) {
     ctx.logger.error(`chat: session ${ctx.sessionId}: events.jsonl could not be written: ${(err as Error).message}`);
+    // Whatever the provider said, the client must not believe the reply was kept.
+    end = { error: storageFailure(appender.failure ?? (err as Error)) };
   }
   await appender.close();
   try {
-    const count =
-      state.messageCount ?? (await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId)).items.filter((i) => i.role !== 'system').length;
+    // The index reads only what this turn appended.
+    const count = (await ctx.sessions.index(ctx.workspaceId, ctx.sessionId)).messageCount;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
       meta.model = model.ref;

@@ -30,6 +30,7 @@ export const ERROR_CATALOG = {
   upstream_error: { status: 500, message: 'The upstream service failed.' },
   storage_error: { status: 500, message: 'The data directory could not be written.' },
   upstream_unavailable: { status: 502, message: 'The upstream service could not be reached.' },
+  shutting_down: { status: 503, message: 'The backend is shutting down.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -118,7 +118,8 @@ export type FailureCode =
   | 'timeout'
   | 'cancelled'
   | 'context_overflow'
-  | 'tool_error';
+  | 'tool_error'
+  | 'storage_error';
 
 /** A failure of a turn, with the code the `turn.failed` frame carries. */
 export class ProviderError extends Error {

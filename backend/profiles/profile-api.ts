@@ -11,6 +11,8 @@ const positiveInt = (field: string) =>
     .int(`${field} must be a positive integer`)
     .positive(`${field} must be a positive integer`);
 const mapping = (field: string) => ({ error: `${field} must be a mapping` });
+/** Node's timers hold at most 2^31-1 ms (about 24.8 days); one day is far beyond any turn. */
+export const MAX_TIMEOUT_SECONDS = 86_400;
 
 export const ProfileSchema = z
   .object(
@@ -20,7 +22,9 @@ export const ProfileSchema = z
         .regex(/^[^:\s]+:\S+$/, 'model must have the form <providerId>:<modelId>')
         .optional(),
       language: z.enum(LANGUAGES, { error: `language must be one of ${LANGUAGES.join(', ')}` }).default('system'),
-      timeout_seconds: positiveInt('timeout_seconds').default(600),
+      timeout_seconds: positiveInt('timeout_seconds')
+        .max(MAX_TIMEOUT_SECONDS, `timeout_seconds must be between 1 and ${MAX_TIMEOUT_SECONDS}`)
+        .default(600),
       thinking: z
         .object(
           {

@@ -64,7 +64,7 @@ before(async () => {
 });
 
 after(async () => {
-  service.close();
+  await service.close();
   await service.mcp.shutdown();
   for (const h of http) h.stop();
   rmSync(root, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 import { onCommand, type AppCommand } from '../keyboard/app-commands';
 import { useApi, useLiveMessages, useResource } from '../api/session';
 import { listOf, path, type WorkspaceEntry } from '../api/resources';
@@ -11,6 +11,7 @@ import { ConversationView } from './conversation-view';
 import { useModelInfo } from './model-info';
 import { preloadMarkdown } from './reply-view';
 import { SessionList, sessionTitle } from './session-list';
+import { useSessions } from './use-sessions';
 import './chat.css';
 
 export const WS_KEY = 'service.chat.workspace';
@@ -29,26 +30,6 @@ function usePhoneWidth(): boolean {
   );
 }
 
-function useSessions(workspaceId: string | null) {
-  const api = useApi();
-  // Kept with the workspace they belong to: another workspace's list never shows while loading.
-  const [loaded, setLoaded] = useState<{ ws: string; sessions: SessionSummary[] | null; error?: unknown } | null>(null);
-  const reload = useCallback(async () => {
-    if (!workspaceId) return;
-    try {
-      const r = await api.get<{ sessions: SessionSummary[] }>(chatPath.sessions(workspaceId));
-      setLoaded({ ws: workspaceId, sessions: r.sessions ?? [] });
-    } catch (err) {
-      setLoaded((prev) => ({ ws: workspaceId, sessions: prev?.ws === workspaceId ? prev.sessions : null, error: err }));
-    }
-  }, [api, workspaceId]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-  const mine = loaded && loaded.ws === workspaceId ? loaded : null;
-  return { sessions: mine?.sessions ?? null, error: mine?.error, reload };
-}
-
 export function ChatPage() {
   const t = useT();
   const api = useApi();
@@ -59,7 +40,7 @@ export function ChatPage() {
   const workspace = list.find((w) => w.id === chosenWs) ?? list[0];
   const wsId = workspace?.id ?? null;
   const info = useModelInfo(workspace);
-  const { sessions, error, reload } = useSessions(wsId);
+  const { sessions, hasMore, error, reload, more, ensure } = useSessions(wsId);
   const [chosen, setChosen] = useState<{ ws: string; id: string | null } | null>(null);
   const chosenSession = chosen && chosen.ws === wsId ? chosen.id : wsId ? localStorage.getItem(sessionKey(wsId)) : null;
   const setChosenSession = (id: string | null, ws = wsId) => ws && setChosen({ ws, id });
@@ -72,6 +53,11 @@ export function ChatPage() {
   useEffect(preloadMarkdown, []);
 
   const selected = sessions?.find((s) => s.id === chosenSession) ?? sessions?.[0] ?? null;
+  // The chosen chat may be older than the pages loaded so far (a search hit, the one open last time).
+  const missing = !!sessions && !!chosenSession && !sessions.some((s) => s.id === chosenSession);
+  useEffect(() => {
+    if (missing && chosenSession) void ensure(chosenSession);
+  }, [missing, chosenSession, ensure]);
 
   const selectWorkspace = (id: string) => {
     localStorage.setItem(WS_KEY, id);
@@ -198,6 +184,8 @@ export function ChatPage() {
           <SessionList
             workspaceId={wsId}
             sessions={sessions}
+            hasMore={hasMore}
+            onMore={() => void more()}
             selected={selected?.id ?? null}
             onSelect={selectSession}
             onChanged={() => void reload()}

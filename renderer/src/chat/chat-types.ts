@@ -41,5 +41,5 @@ export const chatPath = {
   messages: (ws: string, sid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/messages`,
   cancel: (ws: string, sid: string, tid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/turns/${enc(tid)}/cancel`,
   approvals: (ws: string, sid: string, tid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/turns/${enc(tid)}/approvals`,
-  search: (q: string) => `/api/search?q=${enc(q)}`,
+  search: (q: string, offset = 0, limit = 20) => `/api/search?q=${enc(q)}&limit=${limit}&offset=${offset}`,
 };
