@@ -15,7 +15,7 @@ import { trustExtraCaCertificates } from '../backend/cli/extra-ca-certs.js';
 import { generateSelfSigned } from '../backend/selfhost/tls-certificate.js';
 import { Aimock } from '../test/helpers/aimock.js';
 import { TSC_BACKEND, figure, pair, pairedRatio, startListener, type Figure, type Listener } from './bench-kit.js';
-import { direct, Tap, TEXT, viaBackend } from './chat-bench.js';
+import { chatBackendSetup, direct, Tap, TEXT, viaBackend } from './chat-bench.js';
 import { median, percentile } from './stats.js';
 
 /** One request on a connection of its own: connect (+ handshake) + request + full answer. */
@@ -30,43 +30,6 @@ function freshRequest(url: string, credential: string): Promise<number> {
     req.on('error', reject);
     req.end();
   });
-}
-
-async function chatSetup(l: Listener, credential: string, tapUrl: string): Promise<{ sessions: string; ws: WebSocket }> {
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${l.url}${p}`, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as any;
-  };
-  await call('POST', '/api/config/providers', {
-    id: 'mock',
-    name: 'Mock',
-    type: 'compat',
-    base_url: `${tapUrl}/v1`,
-    models: [{ id: 'm1' }],
-  });
-  await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
-  await call('PUT', '/api/profiles/bench', { compression: { enabled: false } });
-  const wsp = await call('POST', '/api/workspaces', { name: 'bench', profile_id: 'bench' });
-  const ws = new WebSocket(`${l.url.replace(/^http/, 'ws')}/ws?service_credential=${encodeURIComponent(credential)}`);
-  await new Promise((resolve, reject) => {
-    ws.once('message', resolve);
-    ws.once('error', reject);
-  });
-  return { sessions: `${l.url}/api/workspaces/${wsp.id}/sessions`, ws };
-}
-
-async function newSession(sessions: string, credential: string): Promise<string> {
-  const res = await fetch(sessions, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
-    body: '{}',
-  });
-  return ((await res.json()) as { id: string }).id;
 }
 
 export async function tlsFigures(requests = 60, rounds = 4): Promise<Figure[]> {
@@ -101,18 +64,18 @@ export async function tlsFigures(requests = 60, rounds = 4): Promise<Figure[]> {
 
     mock = await Aimock.start([{ match: { userMessage: 'bench stream' }, response: { content: TEXT }, latency: 3, chunkSize: 5 }]);
     await tap.start(mock.url);
-    const ws = await chatSetup(plain, plainCred, tap.url);
-    const wss = await chatSetup(secure, tlsCred, tap.url);
+    const ws = await chatBackendSetup(plain, plainCred, tap.url);
+    const wss = await chatBackendSetup(secure, tlsCred, tap.url);
     sockets.push(ws.ws, wss.ws);
     const wsOver: number[] = [];
     const wssOver: number[] = [];
     for (let r = 0; r < rounds + 1; r++) {
-      const s1 = await newSession(ws.sessions, plainCred);
-      const s2 = await newSession(wss.sessions, tlsCred);
+      const s1 = (await ws.call('POST', ws.sessions, {})).id as string;
+      const s2 = (await wss.call('POST', wss.sessions, {})).id as string;
       const b1 = await direct(tap);
-      const e1 = await viaBackend(tap, `${ws.sessions}/${s1}`, plainCred, ws.ws, s1);
+      const e1 = await viaBackend(tap, `${plain.url}${ws.sessions}/${s1}`, plainCred, ws.ws, s1);
       const b2 = await direct(tap);
-      const e2 = await viaBackend(tap, `${wss.sessions}/${s2}`, tlsCred, wss.ws, s2);
+      const e2 = await viaBackend(tap, `${secure.url}${wss.sessions}/${s2}`, tlsCred, wss.ws, s2);
       if (r === 0) continue;
       wsOver.push(percentile(e1, 50) - percentile(b1, 50));
       wssOver.push(percentile(e2, 50) - percentile(b2, 50));
