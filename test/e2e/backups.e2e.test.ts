@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
 import { buildRenderer, launchChromium, watchErrors } from './browser.js';
+import { pageCredential } from './chat-page-kit.js';
 
 /** The Backups page: take one, see it listed with date and size, restore it (confirmed), delete. */
 describe('backups page', { timeout: 120_000 }, () => {
@@ -23,7 +24,7 @@ describe('backups page', { timeout: 120_000 }, () => {
     await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
     await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
-    credential = (await page.evaluate('Object.entries(localStorage).find(([k]) => k.startsWith("service.credential"))[1]')) as string;
+    credential = await pageCredential(page);
   });
 
   after(async () => {

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, watchErrors } from './browser.js';
+import { pageCredential } from './chat-page-kit.js';
 
 /** The contract's shortcuts, the command palette (chats of every workspace, pages, actions) and the sheet. */
 describe('keyboard: shortcuts, command palette, shortcut sheet', { timeout: 180_000 }, () => {
@@ -32,7 +33,7 @@ describe('keyboard: shortcuts, command palette, shortcut sheet', { timeout: 180_
     await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
     await heading('Chat');
-    credential = (await page.evaluate('Object.entries(localStorage).find(([k]) => k.startsWith("service.credential"))[1]')) as string;
+    credential = await pageCredential(page);
     ids.alpha = (await call('POST', '/api/workspaces', { name: 'Alpha team' })).id;
     ids.beta = (await call('POST', '/api/workspaces', { name: 'Beta lab' })).id;
     await call('POST', `/api/workspaces/${ids.alpha}/sessions`, { title: 'Quarterly budget' });

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { pageCredential } from './chat-page-kit.js';
 
 const PAGES = [
   ['chat', 'Chat'],
@@ -60,7 +61,7 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
-    const credential = (await page.evaluate('Object.entries(localStorage).find(([k]) => k.startsWith("service.credential"))[1]')) as string;
+    const credential = await pageCredential(page);
     const call = async (method: string, p: string, body: unknown) => {
       const res = await api(proc.url, method, p, { credential, body });
       assert.ok(res.status < 300, `${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`);
