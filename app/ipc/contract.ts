@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import type { PairingCode } from '../logs/pairing-code.js';
 import type { LogLine } from '../logs/ring-buffer.js';
-import type { PairOutcome, ProbeOutcome, Refusal, RemotesState } from '../remote/remote-backends.js';
+import type { PairOutcome, ProbeOutcome, Refusal, RemotesState } from '../remote/remote-api.js';
 import type { BackendState } from '../supervisor/backend-state.js';
 
 export type { BackendState, LogLine, PairingCode, PairOutcome, ProbeOutcome, Refusal, RemotesState };
-export type { ActiveBackend, RemoteProbe, RemoteSummary } from '../remote/remote-backends.js';
+export type { ActiveBackend, RemoteProbe, RemoteSummary } from '../remote/remote-api.js';
 
 /** What "Reset pairing…" did. */
 export interface ResetResult {
@@ -105,7 +105,7 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
       device_name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
     }),
     'remote:use': z.strictObject({
-      target: z.union([z.literal('local'), z.string().regex(/^https?:\/\/[^/\s]+$/)], 'must be "local" or a paired origin'),
+      target: z.string().regex(/^(local|https?:\/\/[^/\s]+)$/, 'must be "local" or a paired origin'),
     }),
     'remote:forget': z.strictObject({ origin: z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be an origin (https://host:port)') }),
   } satisfies Record<InvokeChannel, z.ZodType>;

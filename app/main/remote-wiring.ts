@@ -20,7 +20,11 @@ export interface Remotes {
  * Electron glue for "Connect to another backend…" (the logic is in app/remote/): opens the book,
  * answers Chromium's certificate check from the pins, and registers the `remote:*` channels.
  */
-export async function setUpRemotes(deps: { userData: string; window: () => BrowserWindow | undefined; log: (line: string) => void }): Promise<Remotes> {
+export async function setUpRemotes(deps: {
+  userData: string;
+  window: () => BrowserWindow | undefined;
+  log: (line: string) => void;
+}): Promise<Remotes> {
   let backends: RemoteBackends | null = null;
   let bookError: string | null = null;
   try {

@@ -1,36 +1,9 @@
 import { mismatchMessage, probeCertificate } from './cert-pinning.js';
-import { LOCAL, type RemoteBook, type RemoteSummary } from './remote-book.js';
-import { PairFailure, pairRemote, type PairFailureReason } from './remote-pairing.js';
-import { probeRemote, type RemoteProbe } from './remote-probe.js';
+import type { PairOutcome, ProbeOutcome, Refusal, RemotesState, RemoteSummary } from './remote-api.js';
+import { LOCAL, type RemoteBook } from './remote-book.js';
+import { PairFailure, pairRemote } from './remote-pairing.js';
+import { probeRemote } from './remote-probe.js';
 import { parseRemoteUrl } from './remote-url.js';
-
-export type { RemoteProbe, RemoteSummary, PairFailureReason };
-
-export type ProbeOutcome =
-  | { ok: true; probe: RemoteProbe; warning: string | null; known: RemoteSummary | null }
-  | { ok: false; reason: 'invalid' | 'scheme' | 'insecure' | 'unreachable'; message: string };
-
-export type PairOutcome = { ok: true; remote: RemoteSummary } | { ok: false; reason: PairFailureReason; message: string; retry_after?: number };
-
-/** A pinned backend presented another certificate: what the user is told, and what re-pairing replaces. */
-export interface Refusal {
-  origin: string;
-  pinned: string;
-  presented: string;
-  pinned_at: string;
-  message: string;
-}
-
-export type ActiveBackend =
-  | { kind: 'local' }
-  | { kind: 'remote'; remote: RemoteSummary; check: 'ok' }
-  | { kind: 'remote'; remote: RemoteSummary; check: 'refused'; refusal: Refusal }
-  | { kind: 'remote'; remote: RemoteSummary; check: 'unreachable'; message: string };
-
-export interface RemotesState {
-  active: ActiveBackend;
-  remotes: RemoteSummary[];
-}
 
 /**
  * "Connect to another backend…" without Electron: probe (URL rules, fingerprint), pair (invite or
@@ -84,7 +57,12 @@ export class RemoteBackends {
       return { ok: true, remote: this.book.list().find((r) => r.origin === parsed.origin)! };
     } catch (err) {
       if (!(err instanceof PairFailure)) throw err;
-      return { ok: false, reason: err.reason, message: err.message, ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}) };
+      return {
+        ok: false,
+        reason: err.reason,
+        message: err.message,
+        ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}),
+      };
     }
   }
 

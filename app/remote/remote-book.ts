@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readIfExists, writeFileAtomic } from '../../backend/data/atomic-write.js';
 import { normalizeFingerprint, PinBook } from './cert-pinning.js';
+import type { RemoteSummary } from './remote-api.js';
 
 /** Encrypts secrets before they touch the disk (safeStorage in the app, a test cipher under Node). */
 export interface Cipher {
@@ -32,9 +33,6 @@ const BookSchema = z.strictObject({
   remotes: z.array(RemoteSchema),
 });
 
-/** What the renderer may see of a remote: everything but the credential. */
-export type RemoteSummary = Omit<RemoteEntry, 'credential'> & { has_credential: boolean };
-
 export const LOCAL = 'local';
 
 /**
@@ -60,7 +58,7 @@ export class RemoteBook {
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new Error(`${file}: not JSON (${(err as Error).message}); fix or delete the file`);
+      throw new Error(`${file}: not JSON (${(err as Error).message}); fix or delete the file`, { cause: err });
     }
     const parsed = BookSchema.safeParse(json);
     if (!parsed.success) {

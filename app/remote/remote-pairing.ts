@@ -1,12 +1,10 @@
 import http from 'node:http';
 import type { PairedResponse, PairingStatus } from '../../backend/pairing/pairing-api.js';
+import type { PairFailureReason } from './remote-api.js';
 import { PinMismatchError, pinnedRequest, type Pin } from './cert-pinning.js';
 import { connectTarget } from './remote-probe.js';
 
 type Reply<T> = { status: number; body: T; headers: Record<string, string | string[] | undefined> };
-
-/** Why pairing with a remote failed; the renderer words each reason in the user's language. */
-export type PairFailureReason = 'wrong_code' | 'throttled' | 'already_paired' | 'certificate_changed' | 'refused' | 'unreachable';
 
 export class PairFailure extends Error {
   constructor(
@@ -22,7 +20,13 @@ export class PairFailure extends Error {
 function plainRequest<T>(origin: string, method: string, pathname: string, body?: unknown): Promise<Reply<T>> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request({ ...connectTarget(origin), method, path: pathname, agent: false, headers: text ? { 'content-type': 'application/json' } : {} });
+    const req = http.request({
+      ...connectTarget(origin),
+      method,
+      path: pathname,
+      agent: false,
+      headers: text ? { 'content-type': 'application/json' } : {},
+    });
     req.on('response', (res) => {
       let data = '';
       res.setEncoding('utf8');

@@ -4,22 +4,9 @@ import type tls from 'node:tls';
 import { z } from 'zod';
 import type { PairingStatus } from '../../backend/pairing/pairing-api.js';
 import { fingerprintOfDer } from './cert-pinning.js';
+import type { RemoteProbe } from './remote-api.js';
 
-/** What the user is shown before trusting a backend: who answered, and with which certificate. */
-export interface RemoteProbe {
-  origin: string;
-  secure: boolean;
-  /** `SHA256:AB:CD:…` of the certificate served (null over plain http). */
-  fingerprint: string | null;
-  /** The certificate's names and expiry, as Node reports them (null over plain http). */
-  certificate: { names: string; valid_to: string } | null;
-  status: PairingStatus;
-  /**
-   * Whether the backend's own `tls_fingerprint` equals the one served. A sanity check only: an
-   * impostor can copy the real value, so the user still compares with the backend's log line.
-   */
-  status_agrees: boolean | null;
-}
+export type { RemoteProbe };
 
 const StatusSchema = z.looseObject({
   bound: z.boolean(),
@@ -80,7 +67,11 @@ export function probeRemote(origin: string, timeoutMs = 10_000): Promise<RemoteP
           parsed = undefined;
         }
         if (res.statusCode !== 200 || !parsed?.success) {
-          return reject(new Error(`${origin} answered /api/pairing/status with HTTP ${res.statusCode} but not a backend's pairing status: is it this app's backend?`));
+          return reject(
+            new Error(
+              `${origin} answered /api/pairing/status with HTTP ${res.statusCode} but not a backend's pairing status: is it this app's backend?`,
+            ),
+          );
         }
         if (secure && !fingerprint) return reject(new Error(`${origin}: the server presented no certificate`));
         const status = parsed.data as PairingStatus;

@@ -69,7 +69,9 @@ describe('connect to another backend (real backend with -tls auto)', { timeout: 
     assert.ok(paired.ok, JSON.stringify(paired));
     assert.equal(paired.remote.fingerprint, backend.fingerprint);
     assert.equal(paired.remote.has_credential, true);
-    const devices = await pinnedRequest<{ devices: { name: string }[] }>(pin, 'GET', '/api/selfhost/devices', { credential: firstCredential });
+    const devices = await pinnedRequest<{ devices: { name: string }[] }>(pin, 'GET', '/api/selfhost/devices', {
+      credential: firstCredential,
+    });
     assert.deepEqual(
       devices.body.devices.map((d) => d.name),
       ['Server console', 'Desktop app (test)'],

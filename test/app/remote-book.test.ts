@@ -103,7 +103,10 @@ describe('credential slots: the local one unchanged, one per remote', () => {
       const file = path.join(folder, 'remote-backends.json');
       const damaged = JSON.stringify({ version: 1, active: 'local', remotes: [{ origin: 'https://x:1', fingerprint: 'SHA256:00' }] });
       writeFileSync(file, damaged);
-      await assert.rejects(RemoteBook.open(file, testCipher()), /remote-backends\.json: remotes\.0\.fingerprint: must be SHA256: and 32 hex pairs/);
+      await assert.rejects(
+        RemoteBook.open(file, testCipher()),
+        /remote-backends\.json: remotes\.0\.fingerprint: must be SHA256: and 32 hex pairs/,
+      );
       writeFileSync(file, '{"version":');
       await assert.rejects(RemoteBook.open(file, testCipher()), /not JSON/);
       assert.equal(readFileSync(file, 'utf8'), '{"version":');
