@@ -40,11 +40,11 @@ export function RemoteRefusedScreen({ refusal }: { refusal: Refusal }) {
         <div className="remote-compare">
           <section>
             <h2>{t('remote.refusedPinned', { date: pinnedDate })}</h2>
-            <FingerprintText value={refusal.pinned} label={t('remote.refusedPinned', { date: pinnedDate })} />
+            <FingerprintText value={refusal.pinned} />
           </section>
           <section>
             <h2>{t('remote.refusedPresented')}</h2>
-            <FingerprintText value={refusal.presented} label={t('remote.refusedPresented')} />
+            <FingerprintText value={refusal.presented} />
           </section>
         </div>
         <h2>{t('remote.refusedWhy')}</h2>
