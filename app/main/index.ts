@@ -75,7 +75,10 @@ async function run(): Promise<void> {
   const credentials = createCredentialStore(app.getPath('userData'), remotes.book);
   const pendingReset = new PendingResetCode(log);
 
-  hardenWebContents(() => window);
+  hardenWebContents(
+    () => window,
+    () => remotes.activeOrigin() !== null,
+  );
   serveRenderer(paths.rendererDir, remotes.activeOrigin);
   registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
   // Set once the windows exist (the main window's close handler reads it).

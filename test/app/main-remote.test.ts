@@ -84,6 +84,10 @@ describe(
       assert.equal(state.active.check, 'ok');
       assert.equal(state.active.remote.origin, origin);
 
+      // Chromium's Local Network Access: LAN addresses only while a remote is in use, only for the renderer.
+      const lan = await harness.command({ cmd: 'permission', permission: 'local-network', url: 'app://renderer/' }, 'permission');
+      assert.deepEqual([lan.granted, lan.checked], [true, true]);
+
       // The renderer's credential calls now act on the remote's slot; it works on the remote.
       const credential = (await invoke('credential:read')).value;
       assert.match(credential, /^svc_/);
@@ -126,6 +130,8 @@ describe(
       assert.equal(state.active.kind, 'local');
       assert.equal(state.remotes[0].origin, origin);
       assert.equal((await invoke('credential:read')).value, null, 'the local backend has its own (empty) slot');
+      const lan = await harness.command({ cmd: 'permission', permission: 'local-network', url: 'app://renderer/' }, 'permission');
+      assert.deepEqual([lan.granted, lan.checked], [false, false], 'no LAN access on the local backend');
       if (existsSync(path.join(ROOT, BUILD_OUTPUT.renderer, 'index.html'))) {
         const page = await harness.command({ cmd: 'renderer-fetch', url: 'app://renderer/' }, 'renderer-fetched');
         assert.ok(!String(page.csp).includes(origin), 'the remote leaves the CSP');
