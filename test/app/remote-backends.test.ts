@@ -145,4 +145,25 @@ describe('connect to another backend (real backend with -tls auto)', { timeout: 
     const pairHttpWithFingerprint = await remotes.pair({ origin: 'http://127.0.0.1:9', fingerprint: backend.fingerprint, code: '123456' });
     assert.match(pairHttpWithFingerprint.ok ? '' : pairHttpWithFingerprint.message, /fingerprint is needed for https and only for https/);
   });
+
+  it('pairs with an unpaired plain-http backend on loopback by its pairing code (claim), with nothing to pin', async () => {
+    const plain = await BackendProcess.start();
+    try {
+      await plain.waitForLine(/^pairing code: \d{6}/);
+      const remotes = new RemoteBackends(await RemoteBook.open(path.join(folder, 'plain.json'), cipher), 'Desktop app (test)');
+      const probed = await remotes.probe(plain.url);
+      assert.ok(probed.ok, JSON.stringify(probed));
+      assert.deepEqual([probed.probe.secure, probed.probe.fingerprint, probed.probe.status.bound], [false, null, false]);
+      assert.equal(probed.warning, null, 'loopback http needs no warning');
+      const paired = await remotes.pair({ origin: plain.url, fingerprint: null, code: plain.pairingCode()! });
+      assert.ok(paired.ok, JSON.stringify(paired));
+      assert.equal(paired.remote.fingerprint, null);
+      assert.deepEqual(remotes.book.pins().toJSON(), { pins: [] });
+      const again = await remotes.pair({ origin: plain.url, fingerprint: null, code: '123456' });
+      assert.equal(again.ok ? null : again.reason, 'wrong_code', 'a paired backend expects an invite now');
+    } finally {
+      await plain.stop();
+      plain.cleanup();
+    }
+  });
 });
