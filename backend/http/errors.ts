@@ -20,6 +20,11 @@ export const ERROR_CATALOG = {
   config_invalid: { status: 409, message: 'The file failed to parse; fix it by hand first.' },
   turn_in_progress: { status: 409, message: 'A turn is already running in this session.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
+  attachment_too_large: { status: 413, message: 'The attachment is too large.' },
+  unsupported_attachment: {
+    status: 415,
+    message: 'Attachments must be PNG, JPEG, GIF or WebP images, PDF documents or UTF-8 text files.',
+  },
   unsupported_media_type: { status: 415, message: 'Request bodies must be JSON (Content-Type: application/json).' },
   too_many_requests: { status: 429, message: 'Too many failed attempts; wait before trying again.' },
   internal_error: { status: 500, message: 'Internal error.' },
