@@ -25,6 +25,31 @@ function fileNameHeader(req: Request): string {
   }
 }
 
+const DRAIN_LIMIT = 2 * ATTACHMENT_LIMITS.maxBytes;
+
+/** Reads and drops the rest of a body; false (and the request paused) past `limit` bytes. */
+function drain(req: Request, limit: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (ok: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onEnd);
+      if (!ok) req.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limit) done(false);
+    };
+    const onEnd = () => done(true);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onEnd);
+    req.resume();
+  });
+}
+
 /** `attachment; filename="ascii"; filename*=UTF-8''…` (RFC 6266), so any name survives the header. */
 function disposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
@@ -48,13 +73,12 @@ export function attachmentRoutes(deps: AttachmentRouteDeps): Router {
       if (Number(req.get('content-length') ?? NaN) > ATTACHMENT_LIMITS.maxBytes) throw tooLarge();
       const name = fileNameHeader(req);
       const { wid, sid } = await session(req);
-      res.status(201).json(await deps.attachments.save(wid, sid, name, req));
+      // destroyOnReturn: false keeps the request readable after a refusal mid-body, so it can be drained.
+      res.status(201).json(await deps.attachments.save(wid, sid, name, req.iterator({ destroyOnReturn: false })));
     } catch (err) {
-      // The rest of the body is read and dropped so that the client gets to see the answer.
-      if (!req.complete) {
-        res.set('Connection', 'close');
-        req.resume();
-      }
+      // The client gets to see the answer only once it has sent its body: the rest is read and
+      // dropped, up to a bound past which the connection is closed instead.
+      if (!req.complete && !(await drain(req, DRAIN_LIMIT))) res.set('Connection', 'close');
       throw err;
     }
   });

@@ -50,7 +50,7 @@ export class AttachmentStore {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     await removeStaleUploads(dir);
     const temp = path.join(dir, `${TEMP_PREFIX}upload-${randomBytes(8).toString('hex')}`);
-    const handle = await fs.open(temp, 'wx', 0o600);
+    const handle = await fs.open(temp, 'wx+', 0o600); // read back by the type check
     let kept = false;
     try {
       const hash = createHash('sha256');
