@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
+import { attachmentFigures } from './attachment-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { chatFigures } from './chat-bench.js';
@@ -29,6 +30,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
+  attachments: () => attachmentFigures(),
 };
 
 function num(v: number | undefined): string {
