@@ -188,9 +188,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     });
   app.use(mcpStatusRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
-  const chat = new ChatEngine({ stores, ws, logger, tools });
-  app.use(chatRoutes(stores, chat));
   const attachments = new AttachmentStore(paths);
+  const chat = new ChatEngine({ stores, ws, logger, tools, attachments });
+  app.use(chatRoutes(stores, chat));
   app.use(
     attachmentRoutes({
       attachments,

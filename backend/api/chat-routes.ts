@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
 import { searchSessions } from '../chat/session-search.js';
@@ -16,9 +17,18 @@ const TitleSchema = z.object({
     .max(200, 'title must be at most 200 characters'),
 });
 const CreateSchema = TitleSchema.partial();
-const MessageSchema = z.object({
-  content: z.string({ error: 'content must be a string' }).refine((s) => s.trim().length > 0, 'content must not be empty'),
-});
+const MessageSchema = z
+  .object({
+    content: z.string({ error: 'content must be a string' }),
+    attachments: z
+      .array(z.string({ error: 'attachments must be attachment ids' }), { error: 'attachments must be a list of attachment ids' })
+      .max(ATTACHMENT_LIMITS.maxPerMessage, `attachments may list at most ${ATTACHMENT_LIMITS.maxPerMessage} ids`)
+      .default([]),
+  })
+  .refine((m) => m.content.trim().length > 0 || m.attachments.length > 0, {
+    message: 'content must not be empty (unless the message carries attachments)',
+    path: ['content'],
+  });
 const ApprovalSchema = z.object({
   call_id: z.string({ error: 'call_id must be a string' }).min(1, 'call_id must not be empty'),
   decision: z.enum(['allow', 'deny'], { error: 'decision must be "allow" or "deny"' }),
@@ -93,8 +103,8 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content } = parseBody(MessageSchema, req.body);
-    res.status(202).json(await engine.startTurn(wid, sid, content));
+    const { content, attachments } = parseBody(MessageSchema, req.body);
+    res.status(202).json(await engine.startTurn(wid, sid, content, attachments));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

@@ -1,10 +1,12 @@
+import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { ManagedStores } from '../config/managed-stores.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { WsHub } from '../ws/ws-hub.js';
 import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
-import { newId, type StoredMessage } from './chat-types.js';
-import { resolveModel } from './model-resolver.js';
+import { newId, type AttachmentBlock, type StoredBlock, type StoredMessage } from './chat-types.js';
+import { resolveModel, type ResolvedModel } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
 import { DEFAULT_TITLE, SessionStore } from './session-store.js';
 import { noTools, type ToolProvider } from './tool-provider.js';
@@ -29,7 +31,9 @@ export class ChatEngine {
   private readonly registry = new TurnRegistry();
   private readonly tools: ToolProvider;
 
-  constructor(private readonly deps: { stores: ManagedStores; ws: WsHub; logger: Logger; tools?: ToolProvider }) {
+  constructor(
+    private readonly deps: { stores: ManagedStores; ws: WsHub; logger: Logger; tools?: ToolProvider; attachments: AttachmentStore },
+  ) {
     this.sessions = new SessionStore(deps.stores.paths);
     this.tools = deps.tools ?? noTools;
     this.registry.attach(deps.ws);
@@ -62,8 +66,44 @@ export class ChatEngine {
     return { ...page, active_turn: activeTurn };
   }
 
+  /**
+   * The attachment blocks of a new message (DESIGN 8): every id uploaded to this session, and images
+   * or PDFs only for a model with vision, refused before any turn starts.
+   */
+  private async attachmentBlocks(workspaceId: string, sessionId: string, ids: string[], model: ResolvedModel): Promise<AttachmentBlock[]> {
+    if (ids.length > ATTACHMENT_LIMITS.maxPerMessage) {
+      throw new ApiError('validation_failed', `A message may carry at most ${ATTACHMENT_LIMITS.maxPerMessage} attachments.`, {
+        field: 'attachments',
+      });
+    }
+    const blocks: AttachmentBlock[] = [];
+    for (const [i, id] of ids.entries()) {
+      const found = await this.deps.attachments.get(workspaceId, sessionId, id);
+      if (!found) {
+        throw new ApiError('validation_failed', `attachments[${i}]: no attachment ${id.slice(0, 80)} in this session (upload it first).`, {
+          field: `attachments[${i}]`,
+        });
+      }
+      const { meta } = found;
+      if (meta.kind !== 'text' && !model.entry?.supports_vision) {
+        throw new ApiError(
+          'model_lacks_vision',
+          `The model ${model.ref} cannot read images or PDFs (${meta.name}); choose a model with supports_vision, or attach text only.`,
+          { field: `attachments[${i}]` },
+        );
+      }
+      blocks.push({ type: meta.kind === 'image' ? 'image' : 'file', attachment_id: meta.id, mime: meta.mime, name: meta.name });
+    }
+    return blocks;
+  }
+
   /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
-  async startTurn(workspaceId: string, sessionId: string, content: string): Promise<{ turn_id: string; message_id: string }> {
+  async startTurn(
+    workspaceId: string,
+    sessionId: string,
+    content: string,
+    attachmentIds: string[] = [],
+  ): Promise<{ turn_id: string; message_id: string }> {
     await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
@@ -81,12 +121,15 @@ export class ChatEngine {
     let appender: LogAppender | undefined;
     try {
       const model = await resolveModel(this.deps.stores, workspaceId);
+      const files = await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model);
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
+      // Files before the question: models read them first (and Anthropic advises this order).
+      const blocks: StoredBlock[] = [...files, ...(content.trim() ? [{ type: 'text' as const, text: content }] : [])];
       const message: StoredMessage = {
         id: newId('m'),
         role: 'user',
         created_at: new Date().toISOString(),
-        blocks: [{ type: 'text', text: content }],
+        blocks,
         turn_id: turn.turnId,
       };
       appender.append({ t: 'message', m: message });
@@ -95,7 +138,7 @@ export class ChatEngine {
         meta.updated_at = message.created_at;
         meta.message_count += 1;
         if (meta.auto_title !== false && (meta.title === DEFAULT_TITLE || !meta.title)) {
-          const line = content.trim().split('\n')[0] ?? '';
+          const line = content.trim().split('\n')[0] || files[0]?.name || '';
           meta.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
           meta.auto_title = false;
         }
@@ -116,6 +159,7 @@ export class ChatEngine {
         appender: opened,
         sessions: this.sessions,
         tools: this.tools,
+        attachments: this.deps.attachments,
         approvals: turn.approvals,
         logger: this.deps.logger,
         signal: turn.controller.signal,

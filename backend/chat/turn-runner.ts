@@ -11,8 +11,10 @@ import {
   type Usage,
 } from '../llm/llm-types.js';
 import { callProvider, scrub } from '../llm/provider-call.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { ApprovalBox } from './approvals.js';
-import { newId, type StoredMessage } from './chat-types.js';
+import { AttachmentResolver } from './attachment-resolver.js';
+import { newId, storable, type StoredBlock, type StoredMessage } from './chat-types.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
@@ -32,6 +34,7 @@ export interface TurnContext {
   appender: LogAppender;
   sessions: SessionStore;
   tools: ToolProvider;
+  attachments: AttachmentStore;
   approvals: ApprovalBox;
   logger: Logger;
   signal: AbortSignal;
@@ -76,12 +79,14 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
     const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
+    const files = new AttachmentResolver(ctx.attachments, ctx.workspaceId, ctx.sessionId, model.protocol, !!model.entry?.supports_vision);
     let rounds = 0;
     for (;;) {
+      await files.prepare(turnItems);
       const req: LlmRequest = {
         model: model.modelId,
         system,
-        messages: buildConversation(turnItems),
+        messages: buildConversation(turnItems, files),
         tools: specs,
         // compat/responsemode: a limit only where the model entry names one (their APIs default sensibly).
         maxTokens: model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? 0),
@@ -91,7 +96,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       };
       const messageId = newId('m');
       lastMessageId = messageId;
-      const partial: Block[] = [];
+      const partial: StoredBlock[] = [];
       let result: LlmResult;
       try {
         result = await callProvider(adapter, req, model.endpoint, {
@@ -132,7 +137,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         id: messageId,
         role: 'assistant',
         created_at: new Date().toISOString(),
-        blocks,
+        blocks: storable(blocks),
         usage: result.usage,
         model: model.ref,
         turn_id: ctx.turnId,
@@ -154,7 +159,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         id: newId('m'),
         role: 'tool',
         created_at: new Date().toISOString(),
-        blocks: results,
+        blocks: storable(results),
         turn_id: ctx.turnId,
       };
       appender.append({ t: 'message', m: toolMessage });

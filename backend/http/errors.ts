@@ -8,6 +8,7 @@ export const ERROR_CATALOG = {
   missing_credential_field: { status: 400, message: 'Send pairing_code or bootstrap_secret.' },
   no_route: { status: 400, message: 'No supported pool connects these tokens.' },
   no_model: { status: 400, message: 'No model resolves for this workspace.' },
+  model_lacks_vision: { status: 400, message: 'The model cannot read images or PDFs.' },
   unauthorized: { status: 401, message: 'A valid credential is required.' },
   invalid_pairing: { status: 401, message: 'The pairing code or bootstrap secret is invalid or expired.' },
   forbidden_host: { status: 403, message: 'The Host header is not allowed.' },

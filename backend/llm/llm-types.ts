@@ -30,7 +30,20 @@ export type Block =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string; signature?: string; redacted?: string; item_id?: string; encrypted?: string }
   | { type: 'tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; name?: string }
-  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; keep?: boolean };
+  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; keep?: boolean; media?: MediaBlock[] }
+  | MediaBlock;
+
+/**
+ * An image or a PDF as a request carries it, base64 (DESIGN 8). Each adapter writes it in its
+ * protocol's shape; text files and, for compat, PDFs arrive as text blocks instead.
+ */
+export interface MediaBlock {
+  type: 'media';
+  kind: 'image' | 'pdf';
+  mime: string;
+  name: string;
+  data: string;
+}
 
 export interface ConvMessage {
   role: 'user' | 'assistant' | 'tool';
