@@ -45,7 +45,12 @@ export class AttachmentStore {
     return path.join(this.paths.workspaceSessions(workspaceId), sessionId, 'attachments');
   }
 
-  async save(workspaceId: string, sessionId: string, name: string, body: AsyncIterable<Uint8Array>): Promise<AttachmentView> {
+  async save(
+    workspaceId: string,
+    sessionId: string,
+    name: string,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<AttachmentView> {
     const dir = this.dir(workspaceId, sessionId);
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     await removeStaleUploads(dir);
