@@ -82,7 +82,7 @@ export interface Service {
 
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
 const UI_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
   "connect-src 'self' ws: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function positiveMs(value: string | undefined): number | undefined {
@@ -149,7 +149,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
   app.use(pairingRoutes(pairing));
   // An attachment upload may say application/json (a .json file): its body is the file, not parsed.
-  app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req.method ?? '', new URL(req.url ?? '/', 'http://x').pathname) && /^application\/json\b/i.test(req.headers['content-type'] ?? '') }));
+  app.use(
+    express.json({
+      limit: '1mb',
+      type: (req) =>
+        !isRawUpload(req.method ?? '', new URL(req.url ?? '/', 'http://x').pathname) &&
+        /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
+    }),
+  );
   app.use(limitJsonDepth);
   // The built renderer: public like /health (the page holds no secret until the user pairs).
   const uiDir = env.SERVICE_UI_DIR || fileURLToPath(new URL('../renderer/', import.meta.url));

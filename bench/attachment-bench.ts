@@ -104,7 +104,9 @@ export async function attachmentFigures(runs = 5): Promise<Figure[]> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-attach-'));
   let backend: Listener | undefined;
   try {
-    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', path.join(tmp, 'data')], { EXPRESS_MODE: 'release' });
+    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', path.join(tmp, 'data')], {
+      EXPRESS_MODE: 'release',
+    });
     const credential = await pair(backend);
     const call: Call = async (method, p, body) => {
       const res = await fetch(`${backend!.url}${p}`, {

@@ -62,7 +62,9 @@ export async function detectAttachment(source: ByteSource): Promise<Detected | R
     const kindName = image.mime.slice(6).toUpperCase();
     if ('damaged' in image) return unsupported(`damaged ${kindName} image`, ` (${image.damaged})`);
     if (source.size > ATTACHMENT_LIMITS.maxImageBytes) {
-      return tooLarge(`Images may be at most ${ATTACHMENT_LIMITS.maxImageBytes / MIB} MiB (this one is ${(source.size / MIB).toFixed(1)} MiB).`);
+      return tooLarge(
+        `Images may be at most ${ATTACHMENT_LIMITS.maxImageBytes / MIB} MiB (this one is ${(source.size / MIB).toFixed(1)} MiB).`,
+      );
     }
     const side = ATTACHMENT_LIMITS.maxImageSide;
     if (image.width > side || image.height > side) {
@@ -83,7 +85,9 @@ export async function detectAttachment(source: ByteSource): Promise<Detected | R
   const markup = sniffMarkup(headText);
   if (markup) return unsupported(markup, ' (it could run script in a browser)');
   if (source.size > ATTACHMENT_LIMITS.maxTextBytes) {
-    return tooLarge(`Text files may be at most ${ATTACHMENT_LIMITS.maxTextBytes / MIB} MiB (this one is ${(source.size / MIB).toFixed(1)} MiB).`);
+    return tooLarge(
+      `Text files may be at most ${ATTACHMENT_LIMITS.maxTextBytes / MIB} MiB (this one is ${(source.size / MIB).toFixed(1)} MiB).`,
+    );
   }
   if (source.size > head.length && isUtf8Text(await source.read(0, source.size), false) === undefined) {
     return unsupported('file that is not UTF-8 text', ' (it starts as text but holds other bytes further on)');

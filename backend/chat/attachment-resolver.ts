@@ -49,7 +49,13 @@ export class AttachmentResolver implements AttachmentLookup {
       return missing(ref);
     }
     const { meta, bytes } = found;
-    const media = (kind: MediaBlock['kind']): MediaBlock => ({ type: 'media', kind, mime: meta.mime, name: ref.name, data: bytes.toString('base64') });
+    const media = (kind: MediaBlock['kind']): MediaBlock => ({
+      type: 'media',
+      kind,
+      mime: meta.mime,
+      name: ref.name,
+      data: bytes.toString('base64'),
+    });
     switch (meta.kind) {
       case 'image':
         return this.vision ? [media('image')] : [{ type: 'text', text: `[image ${ref.name}: not shown, this model cannot read images]` }];

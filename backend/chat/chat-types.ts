@@ -110,7 +110,13 @@ export function publicBlock(b: StoredBlock): PublicBlock {
     case 'tool_call':
       return { type: 'tool_call', call_id: b.call_id, server: b.server, tool: b.tool, arguments: b.arguments };
     case 'tool_result':
-      return { type: 'tool_result', call_id: b.call_id, ok: b.ok, content: b.content, ...(b.attachments?.length ? { attachments: b.attachments } : {}) };
+      return {
+        type: 'tool_result',
+        call_id: b.call_id,
+        ok: b.ok,
+        content: b.content,
+        ...(b.attachments?.length ? { attachments: b.attachments } : {}),
+      };
     case 'image':
     case 'file':
       return { type: b.type, attachment_id: b.attachment_id, mime: b.mime, name: b.name };

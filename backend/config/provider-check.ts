@@ -50,7 +50,9 @@ const positive = (...values: unknown[]): number | undefined =>
 function readsImages(m: Record<string, unknown>, caps: Record<string, unknown>): boolean {
   const arch = (typeof m.architecture === 'object' && m.architecture !== null ? m.architecture : {}) as Record<string, unknown>;
   const modalities = [arch.input_modalities, m.input_modalities, m.modalities].find(Array.isArray) as unknown[] | undefined;
-  return modalities?.includes('image') === true || caps.vision === true || (Array.isArray(m.capabilities) && m.capabilities.includes('vision'));
+  return (
+    modalities?.includes('image') === true || caps.vision === true || (Array.isArray(m.capabilities) && m.capabilities.includes('vision'))
+  );
 }
 
 /**

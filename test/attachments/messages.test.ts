@@ -50,7 +50,11 @@ describe('messages with attachments reach each protocol in its own shape', () =>
   async function turnWithFiles(provider: string) {
     await rig.setProfile({ model: `${provider}:m1` });
     const sid = await rig.newSession();
-    const ids = [(await upload(sid, png, 'chart.png')).id, (await upload(sid, pdf, 'census.pdf')).id, (await upload(sid, Buffer.from(UTF8_CODE), 'fib "v2".ts')).id];
+    const ids = [
+      (await upload(sid, png, 'chart.png')).id,
+      (await upload(sid, pdf, 'census.pdf')).id,
+      (await upload(sid, Buffer.from(UTF8_CODE), 'fib "v2".ts')).id,
+    ];
     relay.clear();
     const watch = await rig.watch();
     try {
@@ -139,7 +143,10 @@ describe('messages with attachments reach each protocol in its own shape', () =>
       }
     })();
     assert.equal(end.type, 'turn.completed');
-    assert.equal(relay.last('/chat/completions').json.messages.at(-1).content, `<file name="fib.ts">\n${UTF8_CODE}\n</file>\n\n${QUESTION}`);
+    assert.equal(
+      relay.last('/chat/completions').json.messages.at(-1).content,
+      `<file name="fib.ts">\n${UTF8_CODE}\n</file>\n\n${QUESTION}`,
+    );
   });
 
   it('11 attachments, unknown ids and an empty message are refused naming the field', async () => {

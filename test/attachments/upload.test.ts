@@ -30,12 +30,19 @@ describe('attachments: upload and serving (DESIGN 8)', () => {
     send(rig.proc.port, {
       method: 'POST',
       path: `${rig.sessionsPath(session)}/attachments`,
-      headers: { authorization: `Bearer ${rig.credential}`, 'x-filename': encodeURIComponent(name), 'content-type': 'application/octet-stream', ...headers },
+      headers: {
+        authorization: `Bearer ${rig.credential}`,
+        'x-filename': encodeURIComponent(name),
+        'content-type': 'application/octet-stream',
+        ...headers,
+      },
       body,
       timeoutMs: 30_000,
     });
   const download = async (id: string) => {
-    const res = await fetch(`${rig.proc.url}${rig.sessionsPath(sid)}/attachments/${id}`, { headers: { authorization: `Bearer ${rig.credential}` } });
+    const res = await fetch(`${rig.proc.url}${rig.sessionsPath(sid)}/attachments/${id}`, {
+      headers: { authorization: `Bearer ${rig.credential}` },
+    });
     return { res, bytes: Buffer.from(await res.arrayBuffer()) };
   };
 
@@ -43,7 +50,16 @@ describe('attachments: upload and serving (DESIGN 8)', () => {
     const png = makePng(64, 48);
     const up = await upload(png, 'screen shot.png', { 'content-type': 'image/png' });
     assert.equal(up.status, 201, up.text);
-    assert.deepEqual(up.json, { id: sha(png), name: 'screen shot.png', mime: 'image/png', size: png.length, sha256: sha(png), kind: 'image', width: 64, height: 48 });
+    assert.deepEqual(up.json, {
+      id: sha(png),
+      name: 'screen shot.png',
+      mime: 'image/png',
+      size: png.length,
+      sha256: sha(png),
+      kind: 'image',
+      width: 64,
+      height: 48,
+    });
     const file = path.join(dir(), sha(png));
     assert.deepEqual(readFileSync(file), png);
     assert.equal(statSync(file).mode & 0o777, 0o600);
@@ -80,10 +96,16 @@ describe('attachments: upload and serving (DESIGN 8)', () => {
     const code = Buffer.from(UTF8_CODE);
     const upCode = await upload(code, '斐波那契.ts', { 'content-type': 'video/mp2t' });
     assert.equal(upCode.status, 201, upCode.text);
-    assert.deepEqual([upCode.json.kind, upCode.json.mime, upCode.json.name, upCode.json.size], ['text', 'text/plain', '斐波那契.ts', code.length]);
+    assert.deepEqual(
+      [upCode.json.kind, upCode.json.mime, upCode.json.name, upCode.json.size],
+      ['text', 'text/plain', '斐波那契.ts', code.length],
+    );
     const gotCode = await download(upCode.json.id);
     assert.equal(gotCode.res.headers.get('content-type'), 'text/plain; charset=utf-8');
-    assert.equal(gotCode.res.headers.get('content-disposition'), `attachment; filename="____.ts"; filename*=UTF-8''${encodeURIComponent('斐波那契.ts')}`);
+    assert.equal(
+      gotCode.res.headers.get('content-disposition'),
+      `attachment; filename="____.ts"; filename*=UTF-8''${encodeURIComponent('斐波那契.ts')}`,
+    );
     assert.equal(gotCode.bytes.toString('utf8'), UTF8_CODE);
   });
 
@@ -198,7 +220,12 @@ describe('attachments: upload and serving (DESIGN 8)', () => {
     });
     assert.equal(noName.status, 400);
     assert.equal(noName.json.error.field, 'X-Filename');
-    const anonymous = await send(rig.proc.port, { method: 'POST', path: `${rig.sessionsPath(sid)}/attachments`, headers: { 'x-filename': 'a' }, body });
+    const anonymous = await send(rig.proc.port, {
+      method: 'POST',
+      path: `${rig.sessionsPath(sid)}/attachments`,
+      headers: { 'x-filename': 'a' },
+      body,
+    });
     assert.equal(anonymous.status, 401);
     // Other routes still refuse non-JSON bodies.
     const notJson = await send(rig.proc.port, {
@@ -229,7 +256,10 @@ describe('attachments: upload and serving (DESIGN 8)', () => {
     await rig.proc.kill();
     req.destroy();
     const finals = files().filter((f) => !f.startsWith('.tmp-'));
-    assert.deepEqual(finals, before.filter((f) => !f.startsWith('.tmp-')));
+    assert.deepEqual(
+      finals,
+      before.filter((f) => !f.startsWith('.tmp-')),
+    );
     await rig.restart();
     const again = await upload(Buffer.alloc(MIB, 0x62), 'half.txt');
     assert.equal(again.status, 201);

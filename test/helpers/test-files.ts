@@ -13,7 +13,11 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /** An RGB PNG of one colour, or of the colour `pixel(x, y)` returns; correct CRCs throughout. */
-export function makePng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number] = () => [40, 120, 200]): Buffer {
+export function makePng(
+  width: number,
+  height: number,
+  pixel: (x: number, y: number) => [number, number, number] = () => [40, 120, 200],
+): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
@@ -68,7 +72,7 @@ export function makeJpeg(width: number, height: number, padding = 0): Buffer {
   const blocks = Math.ceil(width / 8) * Math.ceil(height / 8);
   const bits = blocks * 2;
   const data = Buffer.alloc(Math.ceil(bits / 8), 0);
-  if (bits % 8) data[data.length - 1] = 0xff >> bits % 8; // pad with 1 bits
+  if (bits % 8) data[data.length - 1] = 0xff >> (bits % 8); // pad with 1 bits
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, ...app1, dqt, sof0, dht, sos, data, Buffer.from([0xff, 0xd9])]);
 }
 

@@ -1,5 +1,6 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
+import { MessageAttachments } from './attachment-view';
 import type { StoredMessage } from './chat-types';
 import { buildItems, textOf, type Item } from './reply-items';
 import { MarkdownView, ReplyView } from './reply-view';
@@ -14,7 +15,8 @@ const Row = memo(function Row({ item }: { item: Item }) {
     case 'user':
       return (
         <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
-          <div className="bubble">{textOf(item.message.blocks)}</div>
+          <MessageAttachments blocks={item.message.blocks} />
+          {textOf(item.message.blocks) && <div className="bubble">{textOf(item.message.blocks)}</div>}
         </article>
       );
     case 'reply':

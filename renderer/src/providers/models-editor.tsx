@@ -25,7 +25,9 @@ export function ModelsEditor(props: {
         <button
           type="button"
           className="btn btn-small"
-          onClick={() => props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false, supports_vision: false }])}
+          onClick={() =>
+            props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false, supports_vision: false }])
+          }
         >
           {t('providers.addModel')}
         </button>
