@@ -4,8 +4,8 @@ import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
 import { searchSessions } from '../chat/session-search.js';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
@@ -48,7 +48,7 @@ function pageLimit(raw: unknown): number {
 }
 
 /** Sessions, turns and search (DESIGN 6, HTTP). */
-export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
+export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatEngine): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {

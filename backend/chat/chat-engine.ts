@@ -1,16 +1,15 @@
 import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
-import type { ManagedStores } from '../config/managed-stores.js';
+import type { DataPaths } from '../data/data-dir.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
-import type { WsHub } from '../ws/ws-hub.js';
 import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
 import { newId, type AttachmentBlock, type StoredBlock, type StoredMessage } from './chat-types.js';
-import { resolveModel, type ResolvedModel } from './model-resolver.js';
+import { resolveModel, type ModelStores, type ResolvedModel } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
 import { DEFAULT_TITLE, SessionStore } from './session-store.js';
-import { noTools, type ToolProvider } from './tool-provider.js';
-import { TurnChannel, TurnRegistry } from './turn-channel.js';
+import { noTools, type ToolSource } from '../tools/tool-source.js';
+import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
 import { runTurn } from './turn-runner.js';
 
 interface ActiveTurn {
@@ -29,10 +28,16 @@ export class ChatEngine {
   readonly sessions: SessionStore;
   private readonly active = new Map<string, ActiveTurn>();
   private readonly registry = new TurnRegistry();
-  private readonly tools: ToolProvider;
+  private readonly tools: ToolSource;
 
   constructor(
-    private readonly deps: { stores: ManagedStores; ws: WsHub; logger: Logger; tools?: ToolProvider; attachments: AttachmentStore },
+    private readonly deps: {
+      stores: ModelStores & { paths: DataPaths };
+      ws: FrameHub;
+      logger: Logger;
+      tools?: ToolSource;
+      attachments: AttachmentStore;
+    },
   ) {
     this.sessions = new SessionStore(deps.stores.paths);
     this.tools = deps.tools ?? noTools;

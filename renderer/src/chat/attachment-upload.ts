@@ -1,5 +1,5 @@
 import type { AttachmentView } from '../../../backend/attachments/attachment-api.js';
-import type { ErrorBody } from '../../../backend/http/errors.js';
+import type { ErrorBody } from '../../../backend/http/errors-api.js';
 import { ApiFailure, joinUrl, type ApiClient } from '../api/client';
 
 export type { AttachmentView };
