@@ -93,7 +93,7 @@ export type TurnFrameBody =
   | { type: 'turn.started'; model: string }
   | { type: 'turn.delta'; kind: 'text' | 'thinking'; text: string }
   | { type: 'turn.tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; needs_approval: boolean }
-  | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string }
+  | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string; attachments?: AttachmentBlock[] }
   | { type: 'turn.compacted'; through_message_id: string; tokens_before: number; tokens_after: number }
   | ({ type: 'turn.usage' } & Usage)
   | { type: 'turn.completed'; message_id: string; stop_reason: 'end_turn' | 'max_tokens' | 'max_steps' }

@@ -163,7 +163,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         id: newId('m'),
         role: 'tool',
         created_at: new Date().toISOString(),
-        blocks: storable(results),
+        blocks: results,
         turn_id: ctx.turnId,
       };
       appender.append({ t: 'message', m: toolMessage });
