@@ -32,8 +32,8 @@ export function AttachmentTray(props: { items: PendingAttachment[]; onRemove(key
           {item.image && item.preview ? (
             <img className="att-pending-thumb" src={item.preview} alt="" />
           ) : (
-            <span className="att-pending-icon" aria-hidden="true">
-              📄
+            <span className="att-pending-icon">
+              <AttachIcon kind="file" />
             </span>
           )}
           <span className="att-pending-text">
@@ -69,5 +69,29 @@ export function AttachmentTray(props: { items: PendingAttachment[]; onRemove(key
         </li>
       ))}
     </ul>
+  );
+}
+
+const ICONS = {
+  // A paper clip and a page with a folded corner, on the sidebar icons' 24×24 stroke grid.
+  clip: 'M16 7l-7.5 7.5a2 2 0 0 0 2.8 2.8L19 9.6a4 4 0 0 0-5.6-5.6L5.6 11.8a6 6 0 0 0 8.5 8.5L20 14.4',
+  file: 'M6 3h8l4 4v14H6zM14 3v4h4M9 12h6M9 16h6',
+};
+
+/** Stroke icons drawn here (no icon dependency; emoji fonts are missing on some Linux desktops). */
+export function AttachIcon({ kind }: { kind: keyof typeof ICONS }) {
+  return (
+    <svg
+      className="att-icon"
+      viewBox="0 0 24 24"
+      aria-hidden="true"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.8"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
+      <path d={ICONS[kind]} />
+    </svg>
   );
 }

@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import { useT } from '../i18n/i18n';
 import { Dialog } from '../ui/controls';
+import { AttachIcon } from './attachment-tray';
 import { attachmentsPath, fetchAttachment } from './attachment-upload';
 import type { Block } from './chat-types';
 
@@ -112,7 +113,7 @@ function FileChip({ block }: { block: AttachmentBlock }) {
   };
   return (
     <button type="button" className="att-chip" onClick={() => void download()} title={t('chat.attach.downloadName', { name: block.name })}>
-      <span aria-hidden="true">📄</span> <span className="att-name">{block.name}</span>
+      <AttachIcon kind="file" /> <span className="att-name">{block.name}</span>
       {failed && <span role="alert"> · {t('chat.attach.missing', { name: block.name })}</span>}
     </button>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useT } from '../i18n/i18n';
-import { AttachmentTray } from './attachment-tray';
+import { AttachIcon, AttachmentTray } from './attachment-tray';
 import type { PendingAttachment } from './use-attachments';
 
 /** Files a paste or a file picker holds (the clipboard also offers the text of a copied file name). */
@@ -82,7 +82,7 @@ export function Composer(props: {
           disabled={props.disabled}
           onClick={() => picker.current?.click()}
         >
-          📎
+          <AttachIcon kind="clip" />
         </button>
         <label htmlFor={id} className="sr-only">
           {t('chat.message')}
