@@ -108,6 +108,40 @@ export class AttachmentStore {
     }
   }
 
+  /** Every attachment of a session (for export: DESIGN 7 lists them with their bytes). */
+  async list(workspaceId: string, sessionId: string): Promise<StoredAttachment[]> {
+    const names = await fs.readdir(this.dir(workspaceId, sessionId)).catch(() => [] as string[]);
+    const found = await Promise.all(names.filter(isAttachmentId).map((id) => this.get(workspaceId, sessionId, id)));
+    return found.flatMap((f) => (f ? [f.meta] : []));
+  }
+
+  /**
+   * Copies attachments into another session (fork: DESIGN 7). Each file is copied to a temporary
+   * name and renamed, so the target never holds a partial file; ids stay the same (content-addressed).
+   */
+  async copy(workspaceId: string, fromSession: string, toSession: string, ids: Iterable<string>): Promise<string[]> {
+    const target = this.dir(workspaceId, toSession);
+    await fs.mkdir(target, { recursive: true, mode: 0o700 });
+    const copied: string[] = [];
+    for (const id of new Set(ids)) {
+      const found = await this.get(workspaceId, fromSession, id);
+      if (!found) continue;
+      const file = path.join(target, id);
+      if (!(await exists(file))) {
+        const temp = path.join(target, `${TEMP_PREFIX}copy-${randomBytes(8).toString('hex')}`);
+        await fs.copyFile(found.file, temp);
+        await fs.chmod(temp, 0o600);
+        await fs.rename(temp, file);
+      }
+      if ((await readIfExists(`${file}.json`)) === undefined) {
+        await writeFileAtomic(`${file}.json`, `${JSON.stringify(found.meta, null, 2)}\n`, { mode: 0o600 });
+      }
+      copied.push(id);
+    }
+    await syncDirectory(target);
+    return copied;
+  }
+
   /** The bytes, for a request to a provider. */
   async read(workspaceId: string, sessionId: string, id: string): Promise<{ meta: StoredAttachment; bytes: Buffer }> {
     const found = await this.get(workspaceId, sessionId, id);

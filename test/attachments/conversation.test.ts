@@ -71,3 +71,23 @@ describe('attachments in the conversation a request is built from', () => {
     assert.equal(fileText('a"><x>.txt', 'hi'), '<file name="a&#34;&#62;&#60;x&#62;.txt">\nhi\n</file>');
   });
 });
+
+describe('attachment store hooks for export and fork', () => {
+  it('lists a session’s attachments and copies them to another session under the same ids', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'svc-att-'));
+    try {
+      const store = new AttachmentStore(dataPaths(root));
+      const png = makePng(5, 5);
+      const a = await store.save('ws-1', 's-1', 'a.png', [png]);
+      const b = await store.save('ws-1', 's-1', 'b.txt', [Buffer.from('bee\n')]);
+      assert.deepEqual((await store.list('ws-1', 's-1')).map((m) => m.name).sort(), ['a.png', 'b.txt']);
+      assert.deepEqual(await store.copy('ws-1', 's-1', 's-2', [a.id, 'f'.repeat(64)]), [a.id]);
+      const copied = await store.read('ws-1', 's-2', a.id);
+      assert.deepEqual(copied.bytes, png);
+      assert.equal(copied.meta.name, 'a.png');
+      assert.equal(await store.get('ws-1', 's-2', b.id), undefined);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

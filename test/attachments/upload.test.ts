@@ -237,6 +237,17 @@ describe('attachments: upload and serving (DESIGN 8)', () => {
     assert.equal(notJson.status, 415);
   });
 
+  it('deleting a session moves its attachments to the trash with it', async () => {
+    const other = await rig.newSession('to delete');
+    const png = makePng(6, 6);
+    const up = await upload(png, 'gone.png', {}, other);
+    assert.equal(up.status, 201);
+    const res = await rig.ok('DELETE', rig.sessionsPath(other));
+    const trashed = path.join(rig.proc.dataDir, res.trashed_to, 'attachments', up.json.id);
+    assert.deepEqual(readFileSync(trashed), png);
+    assert.equal(JSON.parse(readFileSync(`${trashed}.json`, 'utf8')).name, 'gone.png');
+  });
+
   it('a SIGKILL during an upload leaves no file under a final name', async () => {
     const before = files();
     const req = http.request({
