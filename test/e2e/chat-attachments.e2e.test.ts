@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
 import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
 import { makePng } from '../helpers/test-files.js';
+import { everythingStdio } from '../mcp/mcp-test-kit.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
 import { apiAs, axeViolations, mockProvider } from './chat-page-kit.js';
 
@@ -55,8 +56,9 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
   const message = () => page.getByRole('textbox', { name: 'Message' });
   const lastUser = () => conversation().getByRole('article', { name: 'You' }).last();
   const sendText = async (text: string) => {
-    await page.getByRole('button', { name: 'Send' }).and(page.locator(':not([disabled])')).waitFor({ timeout: LONG });
     await message().fill(text);
+    // Send is enabled once the text is there and every upload has finished.
+    await page.getByRole('button', { name: 'Send' }).and(page.locator(':not([disabled])')).waitFor({ timeout: LONG });
     await message().press('Enter');
     await lastUser().filter({ hasText: text }).waitFor({ timeout: LONG });
   };
@@ -71,16 +73,22 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
       { match: { userMessage: 'describe the chart' }, response: { content: 'A blue chart.' } },
       { match: { userMessage: 'summarise the notes' }, response: { content: 'Notes summarised.' } },
       { match: { userMessage: 'big picture' }, response: { content: 'A big green picture.' } },
+      { match: { userMessage: 'returned this image' }, response: { content: 'The tool drew a tiny image.' } },
+      {
+        match: { userMessage: 'show tiny image', hasToolResult: false },
+        response: { toolCalls: [{ name: 'ev__get-tiny-image', arguments: '{}', id: 'call_tiny' }] },
+      },
     ]);
     const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
     proc = paired.proc;
     credential = paired.credential;
     call = apiAs(proc.url, credential);
-    const provider = mockProvider(mock.url, { context_window: 64_000, supports_vision: true });
+    const provider = mockProvider(mock.url, { context_window: 64_000, supports_vision: true, supports_tools: true });
     provider.models.push({ id: 'blind' });
     await call('POST', '/api/config/providers', provider);
     await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
     workspaceId = (await call('POST', '/api/workspaces', { name: 'Files' })).id;
+    await call('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio({ approval: 'auto' }) } });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     await context.addInitScript({
@@ -179,6 +187,14 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
       timeout: LONG,
     });
     await screenshot(page, 'chat-attach-04-after-reload');
+  });
+
+  it('an image a tool returned shows in its tool card', async () => {
+    await sendText('show tiny image');
+    await conversation().getByText('The tool drew a tiny image.').waitFor({ timeout: LONG });
+    const card = conversation().getByRole('region', { name: 'Tool call ev · get-tiny-image' }).last();
+    await card.getByRole('button', { name: 'Open get-tiny-image-1.png at full size' }).locator('img').waitFor({ timeout: LONG });
+    await screenshot(page, 'chat-attach-06-tool-image');
   });
 
   it('refusals are named: an SVG is not accepted, and a model without vision is refused with its name', async () => {
