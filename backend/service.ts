@@ -255,7 +255,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const chat = new ChatEngine({ stores, ws, logger, tools, attachments });
   // The search index catches up with the logs once the backend runs (not on its start-up path).
   setTimeout(() => chat.search.start(), 500).unref();
-  app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));
+  app.use(chatRoutes(stores, chat, (wid, sid, refs) => snapshotResources(mcp, attachments, wid, sid, refs)));
   app.use(
     attachmentRoutes({
       attachments,

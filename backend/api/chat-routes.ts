@@ -36,8 +36,11 @@ const MessageSchema = z
     path: ['content'],
   });
 
-/** Reads the resources a message refers to into text snapshots (tool servers, wired in by service.ts). */
-export type ResourceReader = (workspaceId: string, refs: { server: string; uri: string }[]) => Promise<string[]>;
+/**
+ * Reads the resources a message refers to and stores them as attachments of the session, returning
+ * their ids (tool servers, wired in by service.ts).
+ */
+export type ResourceReader = (workspaceId: string, sessionId: string, refs: { server: string; uri: string }[]) => Promise<string[]>;
 const ApprovalSchema = z.object({
   call_id: z.string({ error: 'call_id must be a string' }).min(1, 'call_id must not be empty'),
   decision: z.enum(['allow', 'deny'], { error: 'decision must be "allow" or "deny"' }),
@@ -134,8 +137,13 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
     const { content, attachments, resources } = parseBody(MessageSchema, req.body);
     if (resources.length && !readResources)
       throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
-    const snapshots = resources.length ? await readResources!(wid, resources) : [];
-    res.status(202).json(await engine.startTurn(wid, sid, content, attachments, snapshots));
+    let resourceIds: string[] = [];
+    if (resources.length) {
+      // Read into the session's folder only once the session is known to exist.
+      await engine.sessions.require(wid, sid);
+      resourceIds = await readResources!(wid, sid, resources);
+    }
+    res.status(202).json(await engine.startTurn(wid, sid, content, attachments, resourceIds));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

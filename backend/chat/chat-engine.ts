@@ -84,18 +84,26 @@ export class ChatEngine {
    * The attachment blocks of a new message (DESIGN 8): every id uploaded to this session, and images
    * or PDFs only for a model with vision, refused before any turn starts.
    */
-  private async attachmentBlocks(workspaceId: string, sessionId: string, ids: string[], model: ResolvedModel): Promise<AttachmentBlock[]> {
-    if (ids.length > ATTACHMENT_LIMITS.maxPerMessage) {
+  private async attachmentBlocks(
+    workspaceId: string,
+    sessionId: string,
+    ids: string[],
+    model: ResolvedModel,
+    /** `resources` for the files a message's resources became (checked the same way). */
+    field: 'attachments' | 'resources' = 'attachments',
+  ): Promise<AttachmentBlock[]> {
+    if (field === 'attachments' && ids.length > ATTACHMENT_LIMITS.maxPerMessage) {
       throw new ApiError('validation_failed', `A message may carry at most ${ATTACHMENT_LIMITS.maxPerMessage} attachments.`, {
         field: 'attachments',
       });
     }
     const blocks: AttachmentBlock[] = [];
     for (const [i, id] of ids.entries()) {
+      const at = field === 'attachments' ? `attachments[${i}]` : 'resources';
       const found = await this.deps.attachments.get(workspaceId, sessionId, id);
       if (!found) {
-        throw new ApiError('validation_failed', `attachments[${i}]: no attachment ${id.slice(0, 80)} in this session (upload it first).`, {
-          field: `attachments[${i}]`,
+        throw new ApiError('validation_failed', `${at}: no attachment ${id.slice(0, 80)} in this session (upload it first).`, {
+          field: at,
         });
       }
       const { meta } = found;
@@ -103,7 +111,7 @@ export class ChatEngine {
         throw new ApiError(
           'model_lacks_vision',
           `The model ${model.ref} cannot read images or PDFs (${meta.name}); choose a model with supports_vision, or attach text only.`,
-          { field: `attachments[${i}]` },
+          { field: at },
         );
       }
       blocks.push({ type: meta.kind === 'image' ? 'image' : 'file', attachment_id: meta.id, mime: meta.mime, name: meta.name });
@@ -117,8 +125,8 @@ export class ChatEngine {
     sessionId: string,
     content: string,
     attachmentIds: string[] = [],
-    /** Resource snapshots stored with the message, as text blocks after its text. */
-    snapshots: string[] = [],
+    /** The attachments the message's tool-server resources were stored as (DESIGN 9). */
+    resourceIds: string[] = [],
   ): Promise<{ turn_id: string; message_id: string }> {
     if (this.closing) throw new ApiError('shutting_down', 'The backend is shutting down; send the message again once it runs.');
     if (this.deleting.has(workspaceId)) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
@@ -139,16 +147,15 @@ export class ChatEngine {
     let appender: LogAppender | undefined;
     try {
       const model = await resolveModel(this.deps.stores, workspaceId);
-      const files = await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model);
+      const files = [
+        ...(await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model)),
+        ...(await this.attachmentBlocks(workspaceId, sessionId, resourceIds, model, 'resources')),
+      ];
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
       // A write that fails mid-turn (disk full) ends the turn at once: what is stored stays as it was.
       appender.onFailure = () => turn.controller.abort('storage');
       // Files before the question: models read them first (and Anthropic advises this order).
-      const blocks: StoredBlock[] = [
-        ...files,
-        ...(content.trim() ? [{ type: 'text' as const, text: content }] : []),
-        ...snapshots.map((text) => ({ type: 'text' as const, text })),
-      ];
+      const blocks: StoredBlock[] = [...files, ...(content.trim() ? [{ type: 'text' as const, text: content }] : [])];
       const message: StoredMessage = {
         id: newId('m'),
         role: 'user',
