@@ -25,6 +25,8 @@ export const ATTACHMENT_LIMITS = {
   maxImageSide: 8000,
   /** UTF-8 text files. */
   maxTextBytes: 2 * 1024 * 1024,
+  /** PDF pages Anthropic's Messages API reads in one document (facts: attachments per protocol). */
+  maxPdfPagesNative: 100,
   /** Attachments on one message. */
   maxPerMessage: 10,
   /** The renderer downscales images to this long side before upload. */

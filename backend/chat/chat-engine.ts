@@ -114,6 +114,14 @@ export class ChatEngine {
           { field: at },
         );
       }
+      const pages = meta.pages ?? 0;
+      if (meta.kind === 'pdf' && model.protocol === 'native' && pages > ATTACHMENT_LIMITS.maxPdfPagesNative) {
+        throw new ApiError(
+          'validation_failed',
+          `${at}: ${meta.name} has ${pages} pages; ${model.ref} (a native-protocol model) reads PDFs of at most ${ATTACHMENT_LIMITS.maxPdfPagesNative} pages. Split the PDF, or choose a compat model (it reads the PDF's text).`,
+          { field: at },
+        );
+      }
       blocks.push({ type: meta.kind === 'image' ? 'image' : 'file', attachment_id: meta.id, mime: meta.mime, name: meta.name });
     }
     return blocks;

@@ -149,6 +149,20 @@ describe('messages with attachments reach each protocol in its own shape', () =>
     );
   });
 
+  it('a PDF of more than 100 pages is refused for a native model before any turn, naming the limit', async () => {
+    await rig.setProfile({ model: 'n:m1' });
+    const sid = await rig.newSession();
+    const long = await upload(sid, makePdf(PHRASE, 101), 'report.pdf');
+    assert.equal(long.pages, 101);
+    relay.clear();
+    const res = await rig.call('POST', `${rig.sessionsPath(sid)}/messages`, { content: QUESTION, attachments: [long.id] });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error.field, 'attachments[0]');
+    assert.match(res.body.error.message, /report\.pdf has 101 pages; n:m1 .* at most 100 pages/);
+    assert.equal((await rig.session(sid)).message_count, 0, 'nothing stored');
+    assert.equal(relay.requests.length, 0, 'no provider request');
+  });
+
   it('11 attachments, unknown ids and an empty message are refused naming the field', async () => {
     await rig.setProfile({ model: 'c:m1' });
     const sid = await rig.newSession();
