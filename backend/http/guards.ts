@@ -85,7 +85,7 @@ export function hostOriginGuard(policy: OriginPolicy): RequestHandler {
       res.set('Access-Control-Allow-Origin', origin);
       res.set('Vary', 'Origin');
       if (req.method === 'OPTIONS') {
-        res.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
+        res.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
         res.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Service-Credential, If-None-Match, X-Filename');
         res.set('Access-Control-Max-Age', '600');
         res.status(204).end();
