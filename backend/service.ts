@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
+import { attachmentRoutes } from './api/attachment-routes.js';
 import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
@@ -24,15 +25,17 @@ import { BackupSchedule } from './backup/backup-schedule.js';
 import { BackupStore } from './backup/backup-store.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
+import { AttachmentStore } from './attachments/attachment-store.js';
 import { ChatEngine } from './chat/chat-engine.js';
 import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
-import { errorMiddleware, notFoundHandler } from './http/errors.js';
+import { ApiError, errorMiddleware, notFoundHandler } from './http/errors.js';
 import {
   DESKTOP_RENDERER_ORIGIN,
   hostOriginGuard,
   isLoopbackAddress,
+  isRawUpload,
   limitJsonDepth,
   requireJsonBody,
   type OriginPolicy,
@@ -115,7 +118,7 @@ export interface Service {
 
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
 const UI_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
   "connect-src 'self' ws: wss: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function positiveMs(value: string | undefined): number | undefined {
@@ -191,7 +194,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(requireJsonBody);
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
   app.use(pairingRoutes(pairing, () => tlsFingerprint));
-  app.use(express.json({ limit: '1mb' }));
+  // An attachment upload may say application/json (a .json file): its body is the file, not parsed.
+  app.use(
+    express.json({
+      limit: '1mb',
+      type: (req) =>
+        !isRawUpload(req.method ?? '', new URL(req.url ?? '/', 'http://x').pathname) &&
+        /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
+    }),
+  );
   app.use(limitJsonDepth);
   // The built renderer: public like /health (the page holds no secret until the user pairs).
   const uiDir = env.SERVICE_UI_DIR || fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -240,10 +251,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(mcpFeatureRoutes(stores, mcp));
   app.use(mcpSignOutRoute(stores, mcp));
   app.use(skillRoutes(stores, ws));
-  const chat = new ChatEngine({ stores, ws, logger, tools });
+  const attachments = new AttachmentStore(paths);
+  const chat = new ChatEngine({ stores, ws, logger, tools, attachments });
   // The search index catches up with the logs once the backend runs (not on its start-up path).
   setTimeout(() => chat.search.start(), 500).unref();
-  app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));
+  app.use(chatRoutes(stores, chat, (wid, sid, refs) => snapshotResources(mcp, attachments, wid, sid, refs)));
+  app.use(
+    attachmentRoutes({
+      attachments,
+      requireSession: async (wid, sid) => {
+        if (!(await stores.workspaces.get(wid))) throw new ApiError('not_found', `No workspace with id ${wid}.`);
+        return chat.sessions.require(wid, sid);
+      },
+    }),
+  );
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));

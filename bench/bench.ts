@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
+import { attachmentFigures } from './attachment-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { chatFigures } from './chat-bench.js';
@@ -35,6 +36,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   tls: () => tlsFigures(),
   desk: () => deskFigures(),
   history: () => historyFigures(),
+  attachments: () => attachmentFigures(),
 };
 
 function num(v: number | undefined): string {

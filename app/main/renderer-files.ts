@@ -30,7 +30,7 @@ export function contentSecurityPolicy(remoteOrigin: string | null = null): strin
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    "img-src 'self' data: blob:",
     "font-src 'self' data:",
     `connect-src ${connect}`,
     "object-src 'none'",

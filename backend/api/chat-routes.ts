@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
@@ -15,19 +16,31 @@ const TitleSchema = z.object({
     .max(200, 'title must be at most 200 characters'),
 });
 const CreateSchema = TitleSchema.partial();
-const MessageSchema = z.object({
-  content: z.string({ error: 'content must be a string' }).refine((s) => s.trim().length > 0, 'content must not be empty'),
-  // DESIGN 9: MCP resources to read now and store with the message.
-  resources: z
-    .array(z.object({ server: z.string().min(1, 'server is required'), uri: z.string().min(1, 'uri is required') }), {
-      error: 'resources must be a list of {server, uri}',
-    })
-    .max(10, 'resources must hold at most 10 entries')
-    .optional(),
-});
+const MessageSchema = z
+  .object({
+    content: z.string({ error: 'content must be a string' }),
+    attachments: z
+      .array(z.string({ error: 'attachments must be attachment ids' }), { error: 'attachments must be a list of attachment ids' })
+      .max(ATTACHMENT_LIMITS.maxPerMessage, `attachments may list at most ${ATTACHMENT_LIMITS.maxPerMessage} ids`)
+      .default([]),
+    // DESIGN 9: MCP resources to read now and store with the message.
+    resources: z
+      .array(z.object({ server: z.string().min(1, 'server is required'), uri: z.string().min(1, 'uri is required') }), {
+        error: 'resources must be a list of {server, uri}',
+      })
+      .max(10, 'resources must hold at most 10 entries')
+      .default([]),
+  })
+  .refine((m) => m.content.trim().length > 0 || m.attachments.length > 0 || m.resources.length > 0, {
+    message: 'content must not be empty (unless the message carries attachments or resources)',
+    path: ['content'],
+  });
 
-/** Reads the resources a message refers to into text snapshots (tool servers, wired in by service.ts). */
-export type ResourceReader = (workspaceId: string, refs: { server: string; uri: string }[]) => Promise<string[]>;
+/**
+ * Reads the resources a message refers to and stores them as attachments of the session, returning
+ * their ids (tool servers, wired in by service.ts).
+ */
+export type ResourceReader = (workspaceId: string, sessionId: string, refs: { server: string; uri: string }[]) => Promise<string[]>;
 const ApprovalSchema = z.object({
   call_id: z.string({ error: 'call_id must be a string' }).min(1, 'call_id must not be empty'),
   decision: z.enum(['allow', 'deny'], { error: 'decision must be "allow" or "deny"' }),
@@ -121,11 +134,16 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content, resources } = parseBody(MessageSchema, req.body);
-    if (resources?.length && !readResources)
+    const { content, attachments, resources } = parseBody(MessageSchema, req.body);
+    if (resources.length && !readResources)
       throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
-    const snapshots = resources?.length ? await readResources!(wid, resources) : [];
-    res.status(202).json(await engine.startTurn(wid, sid, content, snapshots));
+    let resourceIds: string[] = [];
+    if (resources.length) {
+      // Read into the session's folder only once the session is known to exist.
+      await engine.sessions.require(wid, sid);
+      resourceIds = await readResources!(wid, sid, resources);
+    }
+    res.status(202).json(await engine.startTurn(wid, sid, content, attachments, resourceIds));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

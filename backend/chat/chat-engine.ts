@@ -1,9 +1,11 @@
+import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { DataPaths } from '../data/data-dir.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
-import { newId, type StoredMessage } from './chat-types.js';
-import { resolveModel, type ModelStores } from './model-resolver.js';
+import { newId, type AttachmentBlock, type StoredBlock, type StoredMessage } from './chat-types.js';
+import { resolveModel, type ModelStores, type ResolvedModel } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
 import { SessionSearch } from './session-search.js';
 import { DEFAULT_TITLE, SessionStore } from './session-store.js';
@@ -34,7 +36,15 @@ export class ChatEngine {
   /** Workspaces being deleted: no new turn starts in them. */
   private readonly deleting = new Set<string>();
 
-  constructor(private readonly deps: { stores: ModelStores & { paths: DataPaths }; ws: FrameHub; logger: Logger; tools?: ToolSource }) {
+  constructor(
+    private readonly deps: {
+      stores: ModelStores & { paths: DataPaths };
+      ws: FrameHub;
+      logger: Logger;
+      tools?: ToolSource;
+      attachments: AttachmentStore;
+    },
+  ) {
     this.sessions = new SessionStore(deps.stores.paths);
     this.search = new SessionSearch(deps.stores.paths, deps.logger);
     // Sessions that appeared in a folder from outside (copied in while running) become searchable.
@@ -70,13 +80,61 @@ export class ChatEngine {
     return { ...page, active_turn: activeTurn };
   }
 
+  /**
+   * The attachment blocks of a new message (DESIGN 8): every id uploaded to this session, and images
+   * or PDFs only for a model with vision, refused before any turn starts.
+   */
+  private async attachmentBlocks(
+    workspaceId: string,
+    sessionId: string,
+    ids: string[],
+    model: ResolvedModel,
+    /** `resources` for the files a message's resources became (checked the same way). */
+    field: 'attachments' | 'resources' = 'attachments',
+  ): Promise<AttachmentBlock[]> {
+    if (field === 'attachments' && ids.length > ATTACHMENT_LIMITS.maxPerMessage) {
+      throw new ApiError('validation_failed', `A message may carry at most ${ATTACHMENT_LIMITS.maxPerMessage} attachments.`, {
+        field: 'attachments',
+      });
+    }
+    const blocks: AttachmentBlock[] = [];
+    for (const [i, id] of ids.entries()) {
+      const at = field === 'attachments' ? `attachments[${i}]` : 'resources';
+      const found = await this.deps.attachments.get(workspaceId, sessionId, id);
+      if (!found) {
+        throw new ApiError('validation_failed', `${at}: no attachment ${id.slice(0, 80)} in this session (upload it first).`, {
+          field: at,
+        });
+      }
+      const { meta } = found;
+      if (meta.kind !== 'text' && !model.entry?.supports_vision) {
+        throw new ApiError(
+          'model_lacks_vision',
+          `The model ${model.ref} cannot read images or PDFs (${meta.name}); choose a model with supports_vision, or attach text only.`,
+          { field: at },
+        );
+      }
+      const pages = meta.pages ?? 0;
+      if (meta.kind === 'pdf' && model.protocol === 'native' && pages > ATTACHMENT_LIMITS.maxPdfPagesNative) {
+        throw new ApiError(
+          'validation_failed',
+          `${at}: ${meta.name} has ${pages} pages; ${model.ref} (a native-protocol model) reads PDFs of at most ${ATTACHMENT_LIMITS.maxPdfPagesNative} pages. Split the PDF, or choose a compat model (it reads the PDF's text).`,
+          { field: at },
+        );
+      }
+      blocks.push({ type: meta.kind === 'image' ? 'image' : 'file', attachment_id: meta.id, mime: meta.mime, name: meta.name });
+    }
+    return blocks;
+  }
+
   /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
   async startTurn(
     workspaceId: string,
     sessionId: string,
     content: string,
-    /** Resource snapshots stored with the message, as text blocks after its text. */
-    snapshots: string[] = [],
+    attachmentIds: string[] = [],
+    /** The attachments the message's tool-server resources were stored as (DESIGN 9). */
+    resourceIds: string[] = [],
   ): Promise<{ turn_id: string; message_id: string }> {
     if (this.closing) throw new ApiError('shutting_down', 'The backend is shutting down; send the message again once it runs.');
     if (this.deleting.has(workspaceId)) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
@@ -97,14 +155,20 @@ export class ChatEngine {
     let appender: LogAppender | undefined;
     try {
       const model = await resolveModel(this.deps.stores, workspaceId);
+      const files = [
+        ...(await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model)),
+        ...(await this.attachmentBlocks(workspaceId, sessionId, resourceIds, model, 'resources')),
+      ];
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
       // A write that fails mid-turn (disk full) ends the turn at once: what is stored stays as it was.
       appender.onFailure = () => turn.controller.abort('storage');
+      // Files before the question: models read them first (and Anthropic advises this order).
+      const blocks: StoredBlock[] = [...files, ...(content.trim() ? [{ type: 'text' as const, text: content }] : [])];
       const message: StoredMessage = {
         id: newId('m'),
         role: 'user',
         created_at: new Date().toISOString(),
-        blocks: [{ type: 'text', text: content }, ...snapshots.map((text) => ({ type: 'text' as const, text }))],
+        blocks,
         turn_id: turn.turnId,
       };
       appender.append({ t: 'message', m: message });
@@ -114,7 +178,7 @@ export class ChatEngine {
         meta.updated_at = message.created_at;
         meta.message_count += 1;
         if (meta.auto_title !== false && (meta.title === DEFAULT_TITLE || !meta.title)) {
-          const line = content.trim().split('\n')[0] ?? '';
+          const line = content.trim().split('\n')[0] || files[0]?.name || '';
           meta.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
           meta.auto_title = false;
         }
@@ -135,6 +199,7 @@ export class ChatEngine {
         appender: opened,
         sessions: this.sessions,
         tools: this.tools,
+        attachments: this.deps.attachments,
         approvals: turn.approvals,
         logger: this.deps.logger,
         signal: turn.controller.signal,

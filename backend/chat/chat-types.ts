@@ -1,11 +1,27 @@
 import type { Block, FailureCode, Usage } from '../llm/llm-types.js';
 
+/** A file on a message, stored by reference: the bytes are in the session's attachments (DESIGN 8). */
+export interface AttachmentBlock {
+  type: 'image' | 'file';
+  attachment_id: string;
+  mime: string;
+  name: string;
+}
+
+type ToolResultBlock = Extract<Block, { type: 'tool_result' }>;
+
+/** A tool result as stored: images it returned are attachments, not base64 in the log. */
+export type StoredToolResult = Omit<ToolResultBlock, 'media'> & { attachments?: AttachmentBlock[] };
+
+/** A block as events.jsonl holds it: the request blocks, with files as references. */
+export type StoredBlock = Exclude<Block, { type: 'media' } | { type: 'tool_result' }> | StoredToolResult | AttachmentBlock;
+
 /** A message as stored in events.jsonl (blocks keep protocol data such as thinking signatures). */
 export interface StoredMessage {
   id: string;
   role: 'user' | 'assistant' | 'tool';
   created_at: string;
-  blocks: Block[];
+  blocks: StoredBlock[];
   usage?: Usage;
   model?: string;
   turn_id?: string;
@@ -66,7 +82,8 @@ export type PublicBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   | { type: 'tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown> }
-  | { type: 'tool_result'; call_id: string; ok: boolean; content: string };
+  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; attachments?: AttachmentBlock[] }
+  | AttachmentBlock;
 
 export type MessageView =
   (Omit<StoredMessage, 'blocks'> & { blocks: PublicBlock[] }) | Omit<CompactionRecord, 'tokens_before' | 'tokens_after'>;
@@ -76,7 +93,7 @@ export type TurnFrameBody =
   | { type: 'turn.started'; model: string }
   | { type: 'turn.delta'; kind: 'text' | 'thinking'; text: string }
   | { type: 'turn.tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; needs_approval: boolean }
-  | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string }
+  | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string; attachments?: AttachmentBlock[] }
   | { type: 'turn.compacted'; through_message_id: string; tokens_before: number; tokens_after: number }
   | ({ type: 'turn.usage' } & Usage)
   | { type: 'turn.completed'; message_id: string; stop_reason: 'end_turn' | 'max_tokens' | 'max_steps' }
@@ -84,7 +101,7 @@ export type TurnFrameBody =
 
 export type TurnFrame = TurnFrameBody & { workspace_id: string; session_id: string; turn_id: string; seq: number };
 
-export function publicBlock(b: Block): PublicBlock {
+export function publicBlock(b: StoredBlock): PublicBlock {
   switch (b.type) {
     case 'text':
       return { type: 'text', text: b.text };
@@ -93,7 +110,16 @@ export function publicBlock(b: Block): PublicBlock {
     case 'tool_call':
       return { type: 'tool_call', call_id: b.call_id, server: b.server, tool: b.tool, arguments: b.arguments };
     case 'tool_result':
-      return { type: 'tool_result', call_id: b.call_id, ok: b.ok, content: b.content };
+      return {
+        type: 'tool_result',
+        call_id: b.call_id,
+        ok: b.ok,
+        content: b.content,
+        ...(b.attachments?.length ? { attachments: b.attachments } : {}),
+      };
+    case 'image':
+    case 'file':
+      return { type: b.type, attachment_id: b.attachment_id, mime: b.mime, name: b.name };
   }
 }
 
@@ -112,4 +138,16 @@ export function newId(prefix: string): string {
     .toString(36)
     .padStart(6, '0');
   return `${prefix}-${time}${rand}`;
+}
+
+/** Request blocks as the log keeps them: a model's output and tool results never carry base64 media. */
+export function storable(blocks: Block[]): StoredBlock[] {
+  return blocks.flatMap((b): StoredBlock[] => {
+    if (b.type === 'media') return [];
+    if (b.type === 'tool_result') {
+      const { media: _media, ...rest } = b;
+      return [rest];
+    }
+    return [b];
+  });
 }

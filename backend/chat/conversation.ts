@@ -1,9 +1,22 @@
-import type { Block, ConvMessage } from '../llm/llm-types.js';
-import type { CompactionRecord, StoredMessage } from './chat-types.js';
+import type { Block, ConvMessage, MediaBlock } from '../llm/llm-types.js';
+import type { AttachmentBlock, CompactionRecord, StoredBlock, StoredMessage } from './chat-types.js';
 
 type Item = StoredMessage | CompactionRecord;
 
 export const UNFINISHED_CALL = 'The tool call was not run: the turn ended before it (cancelled, failed or step limit).';
+
+/** How attachment references become request blocks (the turn loads the bytes beforehand). */
+export interface AttachmentLookup {
+  blocks(a: AttachmentBlock): Block[];
+  /** Images a tool returned, as the model may see them (none for a model without vision). */
+  toolMedia(attachments: AttachmentBlock[]): MediaBlock[];
+}
+
+/** Names instead of bytes: what compaction summarises and what token estimates count. */
+export const attachmentNames: AttachmentLookup = {
+  blocks: (a) => [{ type: 'text', text: `[${a.type === 'image' ? 'image' : 'file'} attached: ${a.name}]` }],
+  toolMedia: () => [],
+};
 
 export function summaryMessage(summary: string): ConvMessage {
   return {
@@ -22,38 +35,64 @@ export function summaryMessage(summary: string): ConvMessage {
  * results marked `keep`, such as loaded skill bodies, stay verbatim with their calls); every tool
  * call gets a result (a synthetic error for calls a stopped turn left unanswered).
  */
-export function buildConversation(items: Item[]): ConvMessage[] {
+export function buildConversation(items: Item[], lookup: AttachmentLookup = attachmentNames): ConvMessage[] {
   let from = 0;
   const head: ConvMessage[] = [];
   const lastCompaction = findLast(items, (i): i is CompactionRecord => i.role === 'system');
   if (lastCompaction) {
     const through = items.findIndex((i) => i.id === lastCompaction.through_message_id);
     from = through + 1;
-    head.push(summaryMessage(lastCompaction.summary), ...keptPairs(items.slice(0, from)));
+    head.push(summaryMessage(lastCompaction.summary), ...keptPairs(items.slice(0, from), lookup));
   }
   const messages = items.slice(from).filter((i): i is StoredMessage => i.role !== 'system');
-  return [...head, ...answerEveryCall(messages.map(toConv).filter((m) => m.blocks.length > 0))];
+  return [...head, ...answerEveryCall(messages.map((m) => toConv(m, lookup)).filter((m) => m.blocks.length > 0))];
 }
 
-function toConv(m: StoredMessage): ConvMessage {
+/** Messages after the last compaction: the ones whose attachments a request carries. */
+export function liveMessages(items: Item[]): StoredMessage[] {
+  const lastCompaction = findLast(items, (i): i is CompactionRecord => i.role === 'system');
+  const from = lastCompaction ? items.findIndex((i) => i.id === lastCompaction.through_message_id) + 1 : 0;
+  return items.slice(from).filter((i): i is StoredMessage => i.role !== 'system');
+}
+
+function toBlocks(b: StoredBlock, lookup: AttachmentLookup): Block[] {
+  switch (b.type) {
+    case 'image':
+    case 'file':
+      return lookup.blocks(b);
+    case 'tool_result': {
+      const { attachments, ...rest } = b;
+      if (!attachments?.length) return [rest];
+      const media = lookup.toolMedia(attachments);
+      if (media.length === attachments.length) return [{ ...rest, media }];
+      // The model cannot see them: say so rather than leave the result looking empty.
+      const names = attachments.map((a) => a.name).join(', ');
+      return [{ ...rest, content: `${rest.content}\n[The tool also returned images the model cannot see: ${names}]`, media }];
+    }
+    default:
+      return [b];
+  }
+}
+
+function toConv(m: StoredMessage, lookup: AttachmentLookup): ConvMessage {
   // Empty text/thinking fragments (a stream cut at its first byte) carry nothing.
-  const blocks = m.blocks.filter(
-    (b) => !((b.type === 'text' || b.type === 'thinking') && !b.text && !(b.type === 'thinking' && (b.redacted || b.encrypted))),
-  );
+  const blocks = m.blocks
+    .filter((b) => !((b.type === 'text' || b.type === 'thinking') && !b.text && !(b.type === 'thinking' && (b.redacted || b.encrypted))))
+    .flatMap((b) => toBlocks(b, lookup));
   return { role: m.role, blocks };
 }
 
 /** Tool results to keep through compaction, each with the call it answers. */
-export function keptPairs(items: Item[]): ConvMessage[] {
+export function keptPairs(items: Item[], lookup: AttachmentLookup = attachmentNames): ConvMessage[] {
   const out: ConvMessage[] = [];
-  const calls = new Map<string, Block>();
+  const calls = new Map<string, StoredBlock>();
   for (const item of items) {
     if (item.role === 'system') continue;
     for (const b of item.blocks) {
       if (b.type === 'tool_call') calls.set(b.call_id, b);
       if (b.type === 'tool_result' && b.keep) {
         const call = calls.get(b.call_id);
-        if (call) out.push({ role: 'assistant', blocks: [call] }, { role: 'tool', blocks: [b] });
+        if (call) out.push({ role: 'assistant', blocks: toBlocks(call, lookup) }, { role: 'tool', blocks: toBlocks(b, lookup) });
       }
     }
   }

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { INVALID_ARGS } from '../llm/adapter-kit.js';
 import { ProviderError, type Block } from '../llm/llm-types.js';
 import { scrub } from '../llm/provider-call.js';
-import type { ToolCallOutcome, ToolSource, ToolSpec } from '../tools/tool-source.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
+import type { ToolCallOutcome, ToolImage, ToolSource, ToolSpec } from '../tools/tool-source.js';
 import type { Logger } from '../log/logger.js';
 import type { ApprovalBox } from './approvals.js';
+import type { AttachmentBlock, StoredToolResult } from './chat-types.js';
 import type { ResolvedModel } from './model-resolver.js';
 import type { TurnChannel } from './turn-channel.js';
 
@@ -13,6 +15,9 @@ type ToolCall = Extract<Block, { type: 'tool_call' }>;
 /** What a model↔tool round needs of the turn it runs in. */
 export interface ToolRoundTurn {
   workspaceId: string;
+  sessionId: string;
+  /** Where images a tool returns are kept (the log refers to them; it never holds base64). */
+  attachments: Pick<AttachmentStore, 'save'>;
   /** The provider's key is scrubbed from tool results. */
   model: Pick<ResolvedModel, 'endpoint'>;
   tools: ToolSource;
@@ -77,8 +82,8 @@ export function withSpec(b: ToolCall, specs: ToolSpec[]): Block {
 }
 
 /** One model↔tool round: each call announced, approved where needed, run, its result announced. */
-export async function runTools(ctx: ToolRoundTurn, calls: ToolCall[], specs: ToolSpec[]): Promise<Block[]> {
-  const results: Block[] = [];
+export async function runTools(ctx: ToolRoundTurn, calls: ToolCall[], specs: ToolSpec[]): Promise<StoredToolResult[]> {
+  const results: StoredToolResult[] = [];
   for (const call of calls) {
     const spec = specs.find((s) => s.name === call.name);
     const needsApproval = !!spec?.needsApproval && !(INVALID_ARGS in call.arguments);
@@ -91,8 +96,11 @@ export async function runTools(ctx: ToolRoundTurn, calls: ToolCall[], specs: Too
       needs_approval: needsApproval,
     });
     const outcome = await runOne(ctx, call, spec, needsApproval);
-    const content = capResult(scrub(outcome.content, ctx.model.endpoint.apiKey));
-    ctx.channel.emit({ type: 'turn.tool_result', call_id: call.call_id, ok: outcome.ok, content });
+    let content = capResult(scrub(outcome.content, ctx.model.endpoint.apiKey));
+    const kept = await keepImages(ctx, call, outcome.images ?? []);
+    if (kept.refused.length > 0) content += `\n[${kept.refused.join('; ')}]`;
+    const attachments = kept.blocks.length > 0 ? { attachments: kept.blocks } : {};
+    ctx.channel.emit({ type: 'turn.tool_result', call_id: call.call_id, ok: outcome.ok, content, ...attachments });
     results.push({
       type: 'tool_result',
       call_id: call.call_id,
@@ -100,9 +108,35 @@ export async function runTools(ctx: ToolRoundTurn, calls: ToolCall[], specs: Too
       ok: outcome.ok,
       content,
       ...(outcome.keepOnCompaction ? { keep: true } : {}),
+      ...attachments,
     });
   }
   return results;
+}
+
+/**
+ * Images a tool returned become attachments of the session (checked like uploads: a "PNG" that is
+ * not one, or one over the limits, is named in the result text instead).
+ */
+async function keepImages(
+  ctx: ToolRoundTurn,
+  call: ToolCall,
+  images: ToolImage[],
+): Promise<{ blocks: AttachmentBlock[]; refused: string[] }> {
+  const blocks: AttachmentBlock[] = [];
+  const refused: string[] = [];
+  for (const [i, image] of images.entries()) {
+    const ext = image.mime.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin';
+    const name = `${call.tool || 'tool'}-${i + 1}.${ext}`;
+    try {
+      const view = await ctx.attachments.save(ctx.workspaceId, ctx.sessionId, name, [Buffer.from(image.data, 'base64')]);
+      if (view.kind !== 'image') refused.push(`${name} is not an image (${view.mime})`);
+      else blocks.push({ type: 'image', attachment_id: view.id, mime: view.mime, name });
+    } catch (err) {
+      refused.push(`image ${name} was not kept: ${(err as Error).message}`);
+    }
+  }
+  return { blocks, refused };
 }
 
 async function runOne(ctx: ToolRoundTurn, call: ToolCall, spec: ToolSpec | undefined, needsApproval: boolean): Promise<ToolCallOutcome> {

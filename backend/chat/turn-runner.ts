@@ -11,8 +11,10 @@ import {
   type Usage,
 } from '../llm/llm-types.js';
 import { callProvider, scrub } from '../llm/provider-call.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { ApprovalBox } from './approvals.js';
-import { newId, type StoredMessage } from './chat-types.js';
+import { AttachmentResolver } from './attachment-resolver.js';
+import { newId, storable, type StoredBlock, type StoredMessage } from './chat-types.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
@@ -34,6 +36,7 @@ export interface TurnContext {
   appender: LogAppender;
   sessions: SessionStore;
   tools: ToolSource;
+  attachments: AttachmentStore;
   approvals: ApprovalBox;
   logger: Logger;
   signal: AbortSignal;
@@ -98,14 +101,16 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
     const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
+    const files = new AttachmentResolver(ctx.attachments, ctx.workspaceId, ctx.sessionId, model.protocol, !!model.entry?.supports_vision);
     let rounds = 0;
     for (;;) {
       // A server may have changed its tools during the last round (notifications/tools/list_changed).
       if (rounds > 0 && ctx.tools.toolsChanged?.()) specs = await listTools();
+      await files.prepare(turnItems);
       const req: LlmRequest = {
         model: model.modelId,
         system,
-        messages: buildConversation(turnItems),
+        messages: buildConversation(turnItems, files),
         tools: specs,
         // compat/responsemode: a limit only where the model entry names one (their APIs default sensibly).
         maxTokens: model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? 0),
@@ -115,7 +120,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       };
       const messageId = newId('m');
       lastMessageId = messageId;
-      const partial: Block[] = [];
+      const partial: StoredBlock[] = [];
       let result: LlmResult;
       try {
         result = await callProvider(adapter, req, model.endpoint, {
@@ -156,7 +161,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         id: messageId,
         role: 'assistant',
         created_at: new Date().toISOString(),
-        blocks,
+        blocks: storable(blocks),
         usage: result.usage,
         model: model.ref,
         turn_id: ctx.turnId,

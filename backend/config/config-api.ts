@@ -18,6 +18,8 @@ export const ModelSchema = z
     max_output_tokens: positiveInt('max_output_tokens').optional(),
     supports_thinking: z.boolean({ error: 'supports_thinking must be true or false' }).default(false),
     supports_tools: z.boolean({ error: 'supports_tools must be true or false' }).default(false),
+    // Images and PDFs may be attached only for a model that reads them (DESIGN 8).
+    supports_vision: z.boolean({ error: 'supports_vision must be true or false' }).default(false),
   })
   .loose();
 
@@ -112,6 +114,7 @@ export const PROVIDER_KEYS = new Set([
   'max_output_tokens',
   'supports_thinking',
   'supports_tools',
+  'supports_vision',
 ]);
 
 export interface ProviderCheckResult {

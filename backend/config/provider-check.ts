@@ -47,6 +47,15 @@ function classify(err: unknown, timedOut: boolean): { code: ProviderCheckError; 
 const positive = (...values: unknown[]): number | undefined =>
   values.find((v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0);
 
+/** OpenRouter's `architecture.input_modalities`, or a `vision` capability (LM Studio and others). */
+function readsImages(m: Record<string, unknown>, caps: Record<string, unknown>): boolean {
+  const arch = (typeof m.architecture === 'object' && m.architecture !== null ? m.architecture : {}) as Record<string, unknown>;
+  const modalities = [arch.input_modalities, m.input_modalities, m.modalities].find(Array.isArray) as unknown[] | undefined;
+  return (
+    modalities?.includes('image') === true || caps.vision === true || (Array.isArray(m.capabilities) && m.capabilities.includes('vision'))
+  );
+}
+
 /**
  * The remote model list; where the provider reports them (OpenRouter, Groq, Mistral, Together,
  * vLLM, LM Studio, …) the context window, output limit and tool/reasoning support come along.
@@ -77,6 +86,7 @@ export function modelsFrom(body: unknown): ModelEntry[] | null {
         ...(output ? { max_output_tokens: output } : {}),
         supports_thinking: params.includes('reasoning') || caps.reasoning === true || caps.thinking === true,
         supports_tools: params.includes('tools') || caps.function_calling === true || caps.tools === true || caps.tool_use === true,
+        supports_vision: readsImages(m, caps),
       };
     });
 }

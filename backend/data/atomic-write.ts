@@ -37,7 +37,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   await syncDirectory(dir);
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Makes a rename or a new file in `dir` durable. */
+export async function syncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return; // directories cannot be opened for fsync on Windows
   const handle = await fs.open(dir, 'r');
   try {

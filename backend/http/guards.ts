@@ -85,8 +85,8 @@ export function hostOriginGuard(policy: OriginPolicy): RequestHandler {
       res.set('Access-Control-Allow-Origin', origin);
       res.set('Vary', 'Origin');
       if (req.method === 'OPTIONS') {
-        res.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
-        res.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Service-Credential, If-None-Match');
+        res.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
+        res.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Service-Credential, If-None-Match, X-Filename');
         res.set('Access-Control-Max-Age', '600');
         res.status(204).end();
         return;
@@ -126,11 +126,19 @@ export const limitJsonDepth: RequestHandler = (req, _res, next) => {
 };
 
 /**
+ * The one route whose body is a raw file (DESIGN 8). Still no blind CSRF: it needs the credential
+ * in a header and an `X-Filename` header, which no cross-site simple request can send.
+ */
+export function isRawUpload(method: string, urlPath: string): boolean {
+  return method === 'POST' && /^\/api\/workspaces\/[^/]+\/sessions\/[^/]+\/attachments\/?$/.test(urlPath);
+}
+
+/**
  * Bodies must be JSON. A cross-site "simple" request (text/plain, form-encoded) cannot set
  * application/json without a preflight, so refusing everything else stops blind CSRF.
  */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (!hasBody(req.headers)) return next();
+  if (!hasBody(req.headers) || isRawUpload(req.method, req.path)) return next();
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') return next(new ApiError('unsupported_media_type'));
   next();

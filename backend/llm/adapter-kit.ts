@@ -1,4 +1,4 @@
-import { ProviderError, type Block } from './llm-types.js';
+import { providerCallId, ProviderError, type Block, type MediaBlock } from './llm-types.js';
 
 /** Thinking budget → reasoning effort (DESIGN 6): < 4096 low, < 16384 medium, else high. */
 export function effortFor(budget: number): 'low' | 'medium' | 'high' {
@@ -34,4 +34,18 @@ export const INVALID_ARGS = '__invalid_arguments';
 /** Result text for protocols without an error flag. */
 export function toolResultText(b: Extract<Block, { type: 'tool_result' }>): string {
   return b.ok ? b.content : `Error: ${b.content}`;
+}
+
+/** `data:<mime>;base64,…`: how compat and responsemode carry an image or a file inline. */
+export function dataUrl(m: MediaBlock): string {
+  return `data:${m.mime};base64,${m.data}`;
+}
+
+/**
+ * Protocols whose tool results are text only (compat, responsemode) get a tool's images in a user
+ * message right after the results, introduced by this line.
+ */
+export function toolImagesIntro(b: Extract<Block, { type: 'tool_result' }>): string {
+  const n = b.media?.length ?? 0;
+  return `The tool call ${providerCallId(b)} returned ${n === 1 ? 'this image' : `these ${n} images`}:`;
 }

@@ -1,4 +1,4 @@
-import { effortFor, jsonArgs, parseData, toolResultText } from './adapter-kit.js';
+import { dataUrl, effortFor, jsonArgs, parseData, toolImagesIntro, toolResultText } from './adapter-kit.js';
 import {
   providerCallId,
   ProviderError,
@@ -42,7 +42,7 @@ function compatMessages(req: LlmRequest): unknown[] {
       .filter((b) => b.type === 'text')
       .map((b) => b.text)
       .join('\n\n');
-    if (m.role === 'user') out.push({ role: 'user', content: text });
+    if (m.role === 'user') out.push({ role: 'user', content: m.blocks.some((b) => b.type === 'media') ? compatParts(m.blocks) : text });
     else if (m.role === 'assistant') {
       const calls = m.blocks.flatMap((b) =>
         b.type === 'tool_call'
@@ -51,11 +51,29 @@ function compatMessages(req: LlmRequest): unknown[] {
       );
       out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls } : { role: 'assistant', content: text });
     } else {
-      for (const b of m.blocks)
-        if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: providerCallId(b), content: toolResultText(b) });
+      const withImages: Block[] = [];
+      for (const b of m.blocks) {
+        if (b.type !== 'tool_result') continue;
+        out.push({ role: 'tool', tool_call_id: providerCallId(b), content: toolResultText(b) });
+        if (b.media?.length) withImages.push({ type: 'text', text: toolImagesIntro(b) }, ...b.media);
+      }
+      // Tool messages are text; their images follow, once every call of the step is answered.
+      if (withImages.length > 0) out.push({ role: 'user', content: compatParts(withImages) });
     }
   }
   return out;
+}
+
+/** A user message with images: content parts in the order of the blocks (facts: attachments per protocol). */
+function compatParts(blocks: Block[]): unknown[] {
+  const parts: unknown[] = [];
+  for (const b of blocks) {
+    if (b.type === 'text' && b.text) parts.push({ type: 'text', text: b.text });
+    else if (b.type === 'media' && b.kind === 'image') parts.push({ type: 'image_url', image_url: { url: dataUrl(b) } });
+    // PDFs reach compat as extracted text; OpenAI's own file part is the fallback for one that did not.
+    else if (b.type === 'media') parts.push({ type: 'file', file: { filename: b.name, file_data: dataUrl(b) } });
+  }
+  return parts;
 }
 
 interface CompatChunk {

@@ -37,7 +37,16 @@ export type Block =
       name?: string;
       provider_id?: string;
     }
-  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; keep?: boolean; provider_id?: string };
+  | {
+      type: 'tool_result';
+      call_id: string;
+      ok: boolean;
+      content: string;
+      keep?: boolean;
+      provider_id?: string;
+      media?: MediaBlock[];
+    }
+  | MediaBlock;
 
 /**
  * The id a provider sees for a tool call or its result: its own when it gave one, else the
@@ -45,6 +54,18 @@ export type Block =
  */
 export function providerCallId(b: { call_id: string; provider_id?: string }): string {
   return b.provider_id || b.call_id;
+}
+
+/**
+ * An image or a PDF as a request carries it, base64 (DESIGN 8). Each adapter writes it in its
+ * protocol's shape; text files and, for compat, PDFs arrive as text blocks instead.
+ */
+export interface MediaBlock {
+  type: 'media';
+  kind: 'image' | 'pdf';
+  mime: string;
+  name: string;
+  data: string;
 }
 
 export interface ConvMessage {

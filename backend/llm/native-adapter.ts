@@ -5,6 +5,7 @@ import {
   type Block,
   type ConvMessage,
   type LlmRequest,
+  type MediaBlock,
   type ProtocolAdapter,
   type StopReason,
   type StreamEvent,
@@ -49,9 +50,20 @@ function nativeBlock(b: Block): Json | null {
       return b.signature ? { type: 'thinking', thinking: b.text, signature: b.signature } : null;
     case 'tool_call':
       return { type: 'tool_use', id: providerCallId(b), name: b.name ?? b.tool, input: b.arguments };
-    case 'tool_result':
-      return { type: 'tool_result', tool_use_id: providerCallId(b), content: b.content, ...(b.ok ? {} : { is_error: true }) };
+    case 'tool_result': {
+      // Images a tool returned travel inside its result, after the text.
+      const content = b.media?.length ? [{ type: 'text', text: b.content }, ...b.media.map(nativeMedia)] : b.content;
+      return { type: 'tool_result', tool_use_id: providerCallId(b), content, ...(b.ok ? {} : { is_error: true }) };
+    }
+    case 'media':
+      return nativeMedia(b);
   }
+}
+
+/** `image` and `document` blocks with base64 sources (facts: attachments per protocol). */
+function nativeMedia(m: MediaBlock): Json {
+  const source = { type: 'base64', media_type: m.mime, data: m.data };
+  return m.kind === 'image' ? { type: 'image', source } : { type: 'document', source, title: m.name };
 }
 
 /** Roles alternate: tool results travel in the user turn, consecutive same-role messages merge. */

@@ -1,4 +1,4 @@
-import { effortFor, jsonArgs, parseData, toolResultText } from './adapter-kit.js';
+import { dataUrl, effortFor, jsonArgs, parseData, toolImagesIntro, toolResultText } from './adapter-kit.js';
 import {
   providerCallId,
   ProviderError,
@@ -36,6 +36,11 @@ export const responsesAdapter: ProtocolAdapter = {
 function responsesInput(req: LlmRequest): Json[] {
   const out: Json[] = [];
   for (const m of req.messages) {
+    if (m.role === 'user' && m.blocks.some((b) => b.type === 'media')) {
+      out.push({ type: 'message', role: 'user', content: inputParts(m.blocks) });
+      continue;
+    }
+    const toolImages: Block[] = [];
     for (const b of m.blocks) {
       if (b.type === 'text' && b.text) {
         out.push(
@@ -54,10 +59,24 @@ function responsesInput(req: LlmRequest): Json[] {
         out.push({ type: 'function_call', call_id: providerCallId(b), name: b.name ?? b.tool, arguments: JSON.stringify(b.arguments) });
       } else if (b.type === 'tool_result') {
         out.push({ type: 'function_call_output', call_id: providerCallId(b), output: toolResultText(b) });
+        if (b.media?.length) toolImages.push({ type: 'text', text: toolImagesIntro(b) }, ...b.media);
       }
     }
+    // Function outputs are text; a tool's images follow in a user message once the step is answered.
+    if (toolImages.length > 0) out.push({ type: 'message', role: 'user', content: inputParts(toolImages) });
   }
   return out;
+}
+
+/** input_text, input_image and input_file parts, in the order of the blocks (facts: attachments per protocol). */
+function inputParts(blocks: Block[]): Json[] {
+  const parts: Json[] = [];
+  for (const b of blocks) {
+    if (b.type === 'text' && b.text) parts.push({ type: 'input_text', text: b.text });
+    else if (b.type === 'media' && b.kind === 'image') parts.push({ type: 'input_image', image_url: dataUrl(b) });
+    else if (b.type === 'media') parts.push({ type: 'input_file', filename: b.name, file_data: dataUrl(b) });
+  }
+  return parts;
 }
 
 interface Item {

@@ -9,7 +9,7 @@ import { loadClient, loadSse, loadStreamableHttp, SDK_CONNECTION_CLOSED, SDK_REQ
 import type { ResolvedServer } from './server-config.js';
 import type { McpOAuth } from './oauth-client.js';
 import { GuardedStdioTransport } from './stdio-transport.js';
-import { cutResult, resultText } from './tool-result.js';
+import { cutResult, resultImages, resultText } from './tool-result.js';
 
 import type { ServerState } from './mcp-status-api.js';
 
@@ -223,9 +223,10 @@ export class McpConnection {
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.options.callTimeoutMs, signal });
       const text = cutResult(resultText(result));
+      const images = resultImages(result);
       return result.isError
         ? { ok: false, content: text || 'The tool reported an error.', errorCode: 'tool_error' }
-        : { ok: true, content: text };
+        : { ok: true, content: text, ...(images.length > 0 ? { images } : {}) };
     } catch (err) {
       if (signal.aborted) return { ok: false, content: 'The tool call was cancelled.', errorCode: 'cancelled' };
       const code = (err as { code?: unknown })?.code;

@@ -1,3 +1,5 @@
+import type { ToolImage } from '../tools/tool-source.js';
+
 /** Tool results reach the model as one string of at most 100 KB (UTF-8). */
 export const RESULT_LIMIT_BYTES = 100 * 1024;
 
@@ -29,6 +31,8 @@ function itemText(item: ContentItem): string {
     case 'text':
       return item.text ?? '';
     case 'image':
+      // The image itself goes along (resultImages); this line keeps its place in the text.
+      return `[image ${item.mimeType ?? ''}, ${Math.floor(((item.data ?? '').length * 3) / 4)} bytes]`;
     case 'audio':
       return `[${item.type} ${item.mimeType ?? ''}, ${Math.floor(((item.data ?? '').length * 3) / 4)} bytes, not shown]`;
     case 'resource': {
@@ -50,4 +54,16 @@ export function resultText(result: { content?: unknown; structuredContent?: unkn
   if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   if (result.toolResult !== undefined) return typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult);
   return '';
+}
+
+/** At most this many images of one result go to the model; the rest stay placeholders in the text. */
+export const MAX_RESULT_IMAGES = 4;
+
+/** The image content of an MCP `tools/call` result (base64 with its type). */
+export function resultImages(result: { content?: unknown; toolResult?: unknown }): ToolImage[] {
+  const content = Array.isArray(result.content) ? (result.content as ContentItem[]) : [];
+  return content
+    .filter((i) => i.type === 'image' && typeof i.data === 'string' && typeof i.mimeType === 'string')
+    .slice(0, MAX_RESULT_IMAGES)
+    .map((i) => ({ mime: i.mimeType!, data: i.data! }));
 }

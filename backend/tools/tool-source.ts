@@ -14,10 +14,18 @@ export interface ToolSpec extends ToolDefinition {
   needsApproval: boolean;
 }
 
+/** An image a tool returned (MCP image content), base64. */
+export interface ToolImage {
+  mime: string;
+  data: string;
+}
+
 export interface ToolCallOutcome {
   ok: boolean;
   /** Result text for the model (already cut to the size limit). */
   content: string;
+  /** Images the result carries; a model with vision sees them as images (DESIGN 8). */
+  images?: ToolImage[];
   /** Failure kind, when `ok` is false (e.g. `tool_error`, `denied`, `timeout`). */
   errorCode?: string;
   /** Kept verbatim when the session is compacted (loaded skill bodies). */

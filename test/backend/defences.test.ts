@@ -57,6 +57,9 @@ describe('browser-facing defences', () => {
       assert.equal(pre.status, 204);
       assert.equal(pre.headers['access-control-allow-origin'], origin);
       assert.match(String(pre.headers['access-control-allow-headers']), /Authorization/);
+      // Every method the API uses: renaming a chat (PATCH) from the desktop app's origin needs its preflight.
+      const methods = String(pre.headers['access-control-allow-methods']).split(/,\s*/);
+      for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) assert.ok(methods.includes(m), `${m} allowed for ${origin}`);
     }
   });
 

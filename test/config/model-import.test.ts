@@ -12,11 +12,15 @@ test('imported models keep the context window, output limit and capabilities the
         context_length: 163840,
         top_provider: { context_length: 163840, max_completion_tokens: 32768 },
         supported_parameters: ['tools', 'reasoning', 'max_tokens'],
+        architecture: { input_modalities: ['text'], output_modalities: ['text'] },
       },
+      // OpenRouter, a model that reads images
+      { id: 'openai/gpt-4o', context_length: 128000, architecture: { input_modalities: ['text', 'image', 'file'] } },
       // Groq
       { id: 'llama-3.3-70b-versatile', context_window: 131072, max_completion_tokens: 32768 },
       // Mistral
       { id: 'mistral-large-latest', max_context_length: 131072, capabilities: { function_calling: true } },
+      { id: 'pixtral-large-latest', max_context_length: 131072, capabilities: { function_calling: true, vision: true } },
       // vLLM
       { id: 'qwen', max_model_len: 32768 },
       // OpenAI and DeepSeek report nothing: nothing is invented
@@ -33,6 +37,15 @@ test('imported models keep the context window, output limit and capabilities the
       max_output_tokens: 32768,
       supports_thinking: true,
       supports_tools: true,
+      supports_vision: false,
+    },
+    {
+      id: 'openai/gpt-4o',
+      name: 'openai/gpt-4o',
+      context_window: 128000,
+      supports_thinking: false,
+      supports_tools: false,
+      supports_vision: true,
     },
     {
       id: 'llama-3.3-70b-versatile',
@@ -41,11 +54,27 @@ test('imported models keep the context window, output limit and capabilities the
       max_output_tokens: 32768,
       supports_thinking: false,
       supports_tools: false,
+      supports_vision: false,
     },
-    { id: 'mistral-large-latest', name: 'mistral-large-latest', context_window: 131072, supports_thinking: false, supports_tools: true },
-    { id: 'qwen', name: 'qwen', context_window: 32768, supports_thinking: false, supports_tools: false },
-    { id: 'gpt-4o', name: 'gpt-4o', supports_thinking: false, supports_tools: false },
-    { id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', supports_thinking: false, supports_tools: false },
+    {
+      id: 'mistral-large-latest',
+      name: 'mistral-large-latest',
+      context_window: 131072,
+      supports_thinking: false,
+      supports_tools: true,
+      supports_vision: false,
+    },
+    {
+      id: 'pixtral-large-latest',
+      name: 'pixtral-large-latest',
+      context_window: 131072,
+      supports_thinking: false,
+      supports_tools: true,
+      supports_vision: true,
+    },
+    { id: 'qwen', name: 'qwen', context_window: 32768, supports_thinking: false, supports_tools: false, supports_vision: false },
+    { id: 'gpt-4o', name: 'gpt-4o', supports_thinking: false, supports_tools: false, supports_vision: false },
+    { id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', supports_thinking: false, supports_tools: false, supports_vision: false },
   ]);
   assert.equal(modelsFrom({ data: [{ id: 'x', context_length: -5, context_window: 1.5 }] })![0].context_window, undefined);
 });

@@ -85,8 +85,8 @@ describe('MCP prompts and resources in the composer (Chromium)', { timeout: 300_
     await box().fill('');
   });
 
-  it('a resource picked in the picker goes with the message and is stored as a snapshot', async () => {
-    await page.getByRole('button', { name: 'Attach', exact: true }).click();
+  it('a resource picked in the picker goes with the message and is stored as its attachment', async () => {
+    await page.getByRole('button', { name: 'Resources', exact: true }).click();
     const picker = page.getByRole('dialog', { name: 'Attach a resource' });
     await picker.getByLabel('Filter resources').fill('architecture');
     await picker.getByRole('button', { name: 'Attach architecture.md' }).click({ timeout: LONG });
@@ -99,14 +99,20 @@ describe('MCP prompts and resources in the composer (Chromium)', { timeout: 300_
     await box().press('Enter');
     await conversation().getByText('Read it.').waitFor({ timeout: LONG });
     assert.equal(await page.getByRole('list', { name: 'Attached resources' }).count(), 0, 'attachments go with one message');
-    const folded = conversation().getByText(/Attached: demo:\/\/resource\/static\/document\/architecture\.md \(ev\)/);
-    await folded.waitFor({ timeout: LONG });
+    // The snapshot shows as a file of the message, downloadable like an uploaded one.
+    await conversation().getByRole('button', { name: 'architecture.md' }).waitFor({ timeout: LONG });
     await screenshot(page, 'mcp-resource-snapshot');
     const [ws] = (await call('GET', '/api/workspaces')).workspaces;
     const [session] = (await call('GET', `/api/workspaces/${ws.id}/sessions`)).sessions;
     const messages = (await call('GET', `/api/workspaces/${ws.id}/sessions/${session.id}`)).messages;
     const user = messages.filter((m: any) => m.role === 'user').at(-1);
-    assert.match(user.blocks[1].text, /^<resource server="ev" uri="demo:\/\/resource\/static\/document\/architecture\.md"/);
+    assert.deepEqual(
+      user.blocks.map((b: any) => [b.type, b.name ?? b.text]),
+      [
+        ['file', 'architecture.md'],
+        ['text', 'read the attached architecture'],
+      ],
+    );
   });
 
   it('in Chinese', async () => {

@@ -6,7 +6,7 @@ import { describeExit } from '../../backend/mcp/mcp-errors.js';
 import { McpFileSchema } from '../../backend/mcp/mcp-api.js';
 import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { modelToolName } from '../../backend/mcp/tool-names.js';
-import { cutResult, resultText } from '../../backend/mcp/tool-result.js';
+import { cutResult, resultImages, resultText } from '../../backend/mcp/tool-result.js';
 import { skillCatalog } from '../../backend/skills/skill-tools.js';
 import { RecordingRelay } from '../helpers/recording-relay.js';
 import { everythingStdio, freePort, isAlive, startEverythingHttp, waitFor } from './mcp-test-kit.js';
@@ -43,7 +43,7 @@ describe('results', () => {
     assert.ok(!cut.includes('\uFFFD'));
   });
 
-  test('content items become text; images are described, not inlined', () => {
+  test('content items become text; images keep a placeholder there and travel as images', () => {
     const text = resultText({
       content: [
         { type: 'text', text: 'a' },
@@ -51,7 +51,17 @@ describe('results', () => {
         { type: 'resource', resource: { uri: 'file:///x', text: 'inside' } },
       ],
     });
-    assert.equal(text, 'a\n[image image/png, 3 bytes, not shown]\ninside');
+    assert.equal(text, 'a\n[image image/png, 3 bytes]\ninside');
+    assert.deepEqual(
+      resultImages({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+        ],
+      }),
+      [{ mime: 'image/png', data: 'AAAA' }],
+    );
+    assert.equal(resultImages({ content: Array(9).fill({ type: 'image', mimeType: 'image/png', data: 'AAAA' }) }).length, 4);
     assert.equal(resultText({ content: [], structuredContent: { n: 1 } }), '{"n":1}');
   });
 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Aimock } from '../helpers/aimock.js';
@@ -7,6 +9,7 @@ import { ChatRig, model } from '../chat/chat-harness.js';
 import { everythingStdio } from './mcp-test-kit.js';
 
 const CHANGING = fileURLToPath(new URL('./fixtures/changing-tools-server.js', import.meta.url));
+const EVERYTHING_DOCS = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/docs/', import.meta.url));
 const NOTE = Buffer.from('meeting notes: ship on friday').toString('base64');
 
 describe('MCP prompts and resources of a workspace (server-everything)', () => {
@@ -72,7 +75,7 @@ describe('MCP prompts and resources of a workspace (server-everything)', () => {
     assert.equal(nobody.body.error.field, 'server');
   });
 
-  it('a resource attached to a message is read at send time and stored with it', async () => {
+  it('a resource attached to a message is read at send time and stored as an attachment of it', async () => {
     const { resources } = await rig.ok('GET', `${base}/resources`);
     const doc = resources.find((r: any) => r.server === 'ev' && r.uri.startsWith('demo://resource/static/document/'));
     assert.ok(doc, JSON.stringify(resources));
@@ -81,18 +84,36 @@ describe('MCP prompts and resources of a workspace (server-everything)', () => {
     const watch = await rig.watch();
     const res = await rig.call('POST', rig.sessionsPath(`${sid}/messages`), {
       content: 'summarise the attached doc',
-      resources: [{ server: 'ev', uri: doc.uri }],
+      // A blob resource (server-everything's dynamic blob is UTF-8 text sent as base64).
+      resources: [
+        { server: 'ev', uri: doc.uri },
+        { server: 'ev', uri: 'demo://resource/dynamic/blob/7' },
+      ],
     });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.equal((await watch.end(res.body.turn_id, 30_000)).type, 'turn.completed');
     watch.close();
     const session = await rig.session(sid);
     const user = session.messages.find((m: any) => m.id === res.body.message_id);
-    assert.equal(user.blocks[0].text, 'summarise the attached doc');
-    assert.match(user.blocks[1].text, new RegExp(`^<resource server="ev" uri="${doc.uri}" mime="${doc.mime}">\\n`));
-    assert.ok(user.blocks[1].text.length > 200, 'the document itself is in the snapshot');
-    const sent = JSON.stringify(relay.last('/chat/completions').json.messages.at(-1));
-    assert.match(sent, /<resource server=\\"ev\\"/, 'the model sees the snapshot');
+    const [docFile, blobFile, text] = user.blocks;
+    assert.deepEqual(text, { type: 'text', text: 'summarise the attached doc' });
+    assert.deepEqual({ type: docFile.type, mime: docFile.mime, name: docFile.name }, { type: 'file', mime: 'text/plain', name: doc.name });
+    assert.deepEqual({ type: blobFile.type, name: blobFile.name }, { type: 'file', name: '7' });
+    // The snapshot is the resource's bytes as the server sent them, kept in the session's folder.
+    const dir = path.join(rig.proc.dataDir, 'workspaces', rig.workspaceId, 'sessions', sid, 'attachments');
+    const original = readFileSync(path.join(EVERYTHING_DOCS, doc.name), 'utf8');
+    assert.equal(readFileSync(path.join(dir, docFile.attachment_id), 'utf8'), original);
+    assert.match(readFileSync(path.join(dir, blobFile.attachment_id), 'utf8'), /^Resource 7: This is a base64 blob created at /);
+    const served = await fetch(`${rig.proc.url}${rig.sessionsPath(`${sid}/attachments/${docFile.attachment_id}`)}`, {
+      headers: { authorization: `Bearer ${rig.credential}` },
+    });
+    assert.equal(served.status, 200);
+    assert.equal(await served.text(), original);
+    // The model reads both files, named, before the question.
+    const sent = relay.last('/chat/completions').json.messages.at(-1).content as string;
+    assert.ok(sent.startsWith(`<file name="${doc.name}">\n${original.slice(0, 200)}`), sent.slice(0, 300));
+    assert.match(sent, /<file name="7">\nResource 7: /);
+    assert.ok(sent.endsWith('summarise the attached doc'), sent.slice(-100));
 
     const bad = await rig.call('POST', rig.sessionsPath(`${sid}/messages`), {
       content: 'x',
@@ -100,6 +121,13 @@ describe('MCP prompts and resources of a workspace (server-everything)', () => {
     });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.field, 'resources[0].server');
+    const unknown = await rig.call('POST', rig.sessionsPath(`${sid}/messages`), {
+      content: 'x',
+      resources: [{ server: 'ev', uri: 'demo://resource/nothing/here' }],
+    });
+    assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
+    assert.equal(unknown.body.error.field, 'resources[0].uri');
+    assert.equal((await rig.session(sid)).messages.length, 2, 'a refused message stores nothing');
   });
 
   it('resources a tool adds at run time are listed next time (resources list_changed)', async () => {

@@ -1,12 +1,21 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { PromptInfo } from '../../../backend/mcp/mcp-status-api.js';
 import { useT } from '../i18n/i18n';
+import { AttachIcon, AttachmentTray } from './attachment-tray';
 import { matching, PromptArgsDialog, PromptMenu, slashQuery, usePrompts } from './mcp-prompts';
 import { AttachedResources, ResourcePicker, type ResourceRef } from './mcp-resources';
+import type { PendingAttachment } from './use-attachments';
+
+/** Files a paste or a file picker holds (the clipboard also offers the text of a copied file name). */
+export function filesOf(list: FileList | null | undefined): File[] {
+  return list ? Array.from(list) : [];
+}
 
 /**
- * The message box: Enter sends, Shift+Enter adds a line, Stop (or Esc) while a reply runs. `/` at
- * the start offers the tool servers' prompts; "Attach" adds their resources to the message.
+ * The message box: Enter sends, Shift+Enter adds a line, Stop (or Esc) while a reply runs. Files come
+ * from the attach button, a paste, or a drop on the conversation; they upload at once and go with
+ * the next message. `/` at the start offers the tool servers' prompts; "Resource" adds their
+ * resources to the message.
  */
 export function Composer(props: {
   running: boolean;
@@ -14,6 +23,11 @@ export function Composer(props: {
   disabled?: boolean;
   /** The workspace whose tool servers offer prompts and resources. */
   workspaceId?: string;
+  attachments: PendingAttachment[];
+  /** Uploads still running: Send waits for them. */
+  uploading: boolean;
+  onFiles(files: File[]): void;
+  onRemoveFile(key: string): void;
   onSend(text: string, resources: { server: string; uri: string }[]): Promise<boolean>;
   onStop(): void;
   autoFocus?: boolean;
@@ -28,6 +42,7 @@ export function Composer(props: {
   const [dismissed, setDismissed] = useState(false);
   const [asking, setAsking] = useState<PromptInfo | null>(null);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
   const prompts = usePrompts(props.workspaceId);
   const query = props.workspaceId && !dismissed ? slashQuery(text) : null;
   const items = query !== null && prompts.list ? matching(prompts.list.prompts, query) : [];
@@ -46,7 +61,9 @@ export function Composer(props: {
     el.style.height = `${Math.min(el.scrollHeight + 2, 240)}px`;
   }, [text]);
 
-  const canSend = text.trim().length > 0 && !props.running && !props.busy && !props.disabled;
+  const hasFiles = props.attachments.some((a) => a.status === 'ready');
+  const canSend =
+    (text.trim().length > 0 || hasFiles || resources.length > 0) && !props.uploading && !props.running && !props.busy && !props.disabled;
   const send = async () => {
     if (!canSend) return;
     if (
@@ -84,65 +101,96 @@ export function Composer(props: {
           void send();
         }}
       >
-        <label htmlFor={id} className="sr-only">
-          {t('chat.message')}
-        </label>
-        <textarea
-          id={id}
-          ref={ref}
-          rows={1}
-          value={text}
-          placeholder={props.workspaceId ? t('mcp.messagePlaceholder') : t('chat.messagePlaceholder')}
-          disabled={props.disabled}
-          aria-controls={menuOpen && items.length ? menuId : undefined}
-          aria-activedescendant={menuOpen && items.length ? `${menuId}-${active}` : undefined}
-          onChange={(e) => {
-            const next = e.target.value;
-            setText(next);
-            setActive(0);
-            if (slashQuery(next) === null) setDismissed(false);
-            // The list is asked of the servers each time the menu opens.
-            if (next === '/') void prompts.load();
-          }}
-          onKeyDown={(e) => {
-            if (menuOpen && items.length > 0) {
-              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        <AttachmentTray items={props.attachments} onRemove={props.onRemoveFile} />
+        <div className="composer-row">
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            aria-hidden="true"
+            tabIndex={-1}
+            onChange={(e) => {
+              props.onFiles(filesOf(e.target.files));
+              e.target.value = '';
+            }}
+          />
+          <button
+            type="button"
+            className="btn btn-ghost composer-attach"
+            aria-label={t('chat.attach.button')}
+            title={t('chat.attach.hint')}
+            disabled={props.disabled}
+            onClick={() => picker.current?.click()}
+          >
+            <AttachIcon kind="clip" />
+          </button>
+          <label htmlFor={id} className="sr-only">
+            {t('chat.message')}
+          </label>
+          <textarea
+            id={id}
+            ref={ref}
+            rows={1}
+            value={text}
+            placeholder={props.workspaceId ? t('mcp.messagePlaceholder') : t('chat.messagePlaceholder')}
+            disabled={props.disabled}
+            aria-controls={menuOpen && items.length ? menuId : undefined}
+            aria-activedescendant={menuOpen && items.length ? `${menuId}-${active}` : undefined}
+            onChange={(e) => {
+              const next = e.target.value;
+              setText(next);
+              setActive(0);
+              if (slashQuery(next) === null) setDismissed(false);
+              // The list is asked of the servers each time the menu opens.
+              if (next === '/') void prompts.load();
+            }}
+            onPaste={(e) => {
+              const files = filesOf(e.clipboardData?.files);
+              if (files.length === 0) return;
+              e.preventDefault();
+              props.onFiles(files);
+            }}
+            onKeyDown={(e) => {
+              if (menuOpen && items.length > 0) {
+                if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                  e.preventDefault();
+                  setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length);
+                  return;
+                }
+                if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') {
+                  e.preventDefault();
+                  void pick(items[Math.min(active, items.length - 1)]);
+                  return;
+                }
+              }
+              if (menuOpen && e.key === 'Escape') {
                 e.preventDefault();
-                setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length);
+                setDismissed(true);
                 return;
               }
-              if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') {
+              // An IME composing Chinese text uses Enter to commit a candidate, not to send.
+              if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
                 e.preventDefault();
-                void pick(items[Math.min(active, items.length - 1)]);
-                return;
+                void send();
               }
-            }
-            if (menuOpen && e.key === 'Escape') {
-              e.preventDefault();
-              setDismissed(true);
-              return;
-            }
-            // An IME composing Chinese text uses Enter to commit a candidate, not to send.
-            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
-              e.preventDefault();
-              void send();
-            }
-          }}
-        />
-        {props.workspaceId && (
-          <button type="button" className="btn" onClick={() => setPicking(true)} disabled={props.disabled} title={t('mcp.attachHint')}>
-            {t('mcp.attachResource')}
-          </button>
-        )}
-        {props.running ? (
-          <button type="button" className="btn btn-danger" onClick={props.onStop} title={t('chat.stopHint')}>
-            {t('chat.stop')}
-          </button>
-        ) : (
-          <button type="submit" className="btn btn-primary" disabled={!canSend}>
-            {t('chat.send')}
-          </button>
-        )}
+            }}
+          />
+          {props.workspaceId && (
+            <button type="button" className="btn" onClick={() => setPicking(true)} disabled={props.disabled} title={t('mcp.attachHint')}>
+              {t('mcp.attachResource')}
+            </button>
+          )}
+          {props.running ? (
+            <button type="button" className="btn btn-danger" onClick={props.onStop} title={t('chat.stopHint')}>
+              {t('chat.stop')}
+            </button>
+          ) : (
+            <button type="submit" className="btn btn-primary" disabled={!canSend}>
+              {t('chat.send')}
+            </button>
+          )}
+        </div>
       </form>
       {picking && props.workspaceId && (
         <ResourcePicker

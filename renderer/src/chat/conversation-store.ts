@@ -9,6 +9,7 @@ import {
   type TurnError,
   type TurnFrame,
 } from './chat-types';
+import type { AttachmentView } from './attachment-upload';
 import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
 import { idOf, lastUserId, lastUserText, mergeNewest } from './session-pages';
 
@@ -41,8 +42,9 @@ export interface ConversationState {
   failure: Failure | null;
   /** The last turn ended early without failing: `max_tokens` or `max_steps`. */
   cutShort: string | null;
-  /** The turn this window started (Retry resends its text). */
+  /** The turn this window started (Retry resends its text and attachments). */
   lastSent: string | null;
+  lastFiles: AttachmentView[];
   highlight: string | null;
 }
 
@@ -82,6 +84,7 @@ export class ConversationStore {
       failure: null,
       cutShort: null,
       lastSent: null,
+      lastFiles: [],
       highlight: null,
     };
   }
@@ -204,21 +207,32 @@ export class ConversationStore {
   }
 
   /** Sends a message; resolves true once the backend took it (the composer then clears). */
-  async send(content: string, resources: { server: string; uri: string }[] = []): Promise<boolean> {
+  async send(content: string, files: AttachmentView[] = [], resources: { server: string; uri: string }[] = []): Promise<boolean> {
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
-      const body = resources.length ? { content, resources } : { content };
-      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), body);
+      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), {
+        content,
+        attachments: files.map((f) => f.id),
+        ...(resources.length ? { resources } : {}),
+      });
       const user: ChatMessage = {
         id: res.message_id,
         role: 'user',
         created_at: new Date().toISOString(),
-        blocks: [{ type: 'text', text: content }],
+        blocks: [
+          ...files.map((f) => ({
+            type: f.kind === 'image' ? ('image' as const) : ('file' as const),
+            attachment_id: f.id,
+            mime: f.mime,
+            name: f.name,
+          })),
+          ...(content.trim() ? [{ type: 'text' as const, text: content }] : []),
+        ],
       };
       const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
       const messages = this.state.messages.some((m) => m.id === res.message_id) ? this.state.messages : [...this.state.messages, user];
-      this.set({ sending: null, messages, live: { ...live, userMessageId: res.message_id }, lastSent: content });
+      this.set({ sending: null, messages, live: { ...live, userMessageId: res.message_id }, lastSent: content, lastFiles: files });
       if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
       return true;
     } catch (err) {
@@ -230,8 +244,8 @@ export class ConversationStore {
 
   async retry(): Promise<boolean> {
     const content = this.state.failure?.content ?? this.state.lastSent;
-    if (!content) return false;
-    return this.send(content);
+    if (content === null || content === undefined) return false;
+    return this.send(content, content === this.state.lastSent ? this.state.lastFiles : []);
   }
 
   async stop(): Promise<void> {

@@ -1,15 +1,18 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { ApiFailure } from '../api/client';
 import { useSession } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { ErrorBanner } from '../ui/controls';
 import { isCompaction, type StoredMessage, type Usage } from './chat-types';
-import { Composer } from './composer';
+import { AttachmentCache, AttachmentContext } from './attachment-view';
+import { Composer, filesOf } from './composer';
 import { ContextGauge, contextUsed } from './context-gauge';
 import { ConversationStore, type ConversationState } from './conversation-store';
 import { MessageList } from './message-list';
 import type { ModelInfo } from './model-info';
 import { ReplyView } from './reply-view';
 import { TurnFailure } from './turn-failure';
+import { useAttachments } from './use-attachments';
 
 /** Messages to show: while a turn runs, what was stored after its user message is the live reply's. */
 function visible(state: ConversationState): StoredMessage[] {
@@ -46,6 +49,15 @@ export function ConversationView(props: {
   }, [store]);
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const running = state.live?.status === 'running';
+  const files = useAttachments(api, props.workspaceId, props.sessionId);
+  const [cache] = useState(() => new AttachmentCache(api, props.workspaceId, props.sessionId));
+  useEffect(() => () => cache.dispose(), [cache]);
+  const [dropping, setDropping] = useState(false);
+  // The backend's refusal of images for a model without vision, in the UI language.
+  const sendError =
+    state.sendError instanceof ApiFailure && state.sendError.code === 'model_lacks_vision'
+      ? new Error(t('chat.attach.noVision', { model: props.info.model ?? '' }))
+      : state.sendError;
 
   useEffect(() => {
     if (props.jump) void store.reveal(props.jump.messageId);
@@ -66,73 +78,106 @@ export function ConversationView(props: {
   const usage = state.live?.usage ?? lastUsage(shown);
   const live = state.live;
 
+  const carriesFiles = (e: React.DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
   return (
-    <div className="conversation">
-      <header className="conv-head">
-        <h2 className="conv-title">{props.title}</h2>
-        <ContextGauge
-          used={contextUsed(usage)}
-          window={props.info.contextWindow}
-          model={props.info.model}
-          threshold={props.info.compression.threshold_percent}
-          compression={props.info.compression.enabled}
+    <AttachmentContext.Provider value={cache}>
+      <div
+        className={`conversation ${dropping ? 'conv-dropping' : ''}`}
+        onDragOver={(e) => {
+          if (!carriesFiles(e) || state.loading) return;
+          e.preventDefault();
+          e.dataTransfer.dropEffect = 'copy';
+          setDropping(true);
+        }}
+        onDragLeave={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDropping(false);
+        }}
+        onDrop={(e) => {
+          setDropping(false);
+          if (!carriesFiles(e) || state.loading) return;
+          e.preventDefault();
+          files.add(filesOf(e.dataTransfer.files));
+        }}
+      >
+        {dropping && (
+          <div className="conv-drop-hint" aria-hidden="true">
+            {t('chat.attach.drop')}
+          </div>
+        )}
+        <header className="conv-head">
+          <h2 className="conv-title">{props.title}</h2>
+          <ContextGauge
+            used={contextUsed(usage)}
+            window={props.info.contextWindow}
+            model={props.info.model}
+            threshold={props.info.compression.threshold_percent}
+            compression={props.info.compression.enabled}
+          />
+        </header>
+        <ErrorBanner error={state.loadError} />
+        {state.loading ? (
+          <p className="muted conv-loading">{t('common.loading')}</p>
+        ) : (
+          <MessageList
+            messages={shown}
+            hasMore={state.hasMore}
+            loadingOlder={state.loadingOlder}
+            onLoadOlder={() => void store.loadOlder()}
+            highlight={state.highlight}
+            onHighlightShown={() => store.clearHighlight()}
+            liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
+            pinKey={state.sending ?? live?.turnId}
+          >
+            {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
+            {state.sending !== null && !live?.userMessageId && (
+              <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
+                <div className="bubble">{state.sending}</div>
+              </article>
+            )}
+            {live && (
+              <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
+                {live.compaction && (
+                  <p className="turn-note">
+                    {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
+                  </p>
+                )}
+                <ReplyView
+                  blocks={live.blocks}
+                  usage={live.usage}
+                  model={live.model}
+                  live={live.status === 'running'}
+                  waiting={live.waiting}
+                  onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
+                />
+              </article>
+            )}
+            {state.cutShort && !live && (
+              <p className="turn-note" role="status">
+                {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
+              </p>
+            )}
+            {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
+          </MessageList>
+        )}
+        <ErrorBanner error={sendError} />
+        <Composer
+          running={running}
+          busy={state.sending !== null}
+          disabled={state.loading}
+          attachments={files.items}
+          uploading={files.uploading}
+          onFiles={files.add}
+          onRemoveFile={files.remove}
+          autoFocus
+          workspaceId={props.workspaceId}
+          onSend={async (text, resources) => {
+            const sent = await store.send(text, files.ready, resources);
+            if (sent) files.clear();
+            return sent;
+          }}
+          onStop={() => void store.stop()}
         />
-      </header>
-      <ErrorBanner error={state.loadError} />
-      {state.loading ? (
-        <p className="muted conv-loading">{t('common.loading')}</p>
-      ) : (
-        <MessageList
-          messages={shown}
-          hasMore={state.hasMore}
-          loadingOlder={state.loadingOlder}
-          onLoadOlder={() => void store.loadOlder()}
-          highlight={state.highlight}
-          onHighlightShown={() => store.clearHighlight()}
-          liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
-          pinKey={state.sending ?? live?.turnId}
-        >
-          {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
-          {state.sending !== null && !live?.userMessageId && (
-            <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
-              <div className="bubble">{state.sending}</div>
-            </article>
-          )}
-          {live && (
-            <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
-              {live.compaction && (
-                <p className="turn-note">
-                  {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
-                </p>
-              )}
-              <ReplyView
-                blocks={live.blocks}
-                usage={live.usage}
-                model={live.model}
-                live={live.status === 'running'}
-                waiting={live.waiting}
-                onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
-              />
-            </article>
-          )}
-          {state.cutShort && !live && (
-            <p className="turn-note" role="status">
-              {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
-            </p>
-          )}
-          {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
-        </MessageList>
-      )}
-      <ErrorBanner error={state.sendError} />
-      <Composer
-        running={running}
-        busy={state.sending !== null}
-        disabled={state.loading}
-        autoFocus
-        workspaceId={props.workspaceId}
-        onSend={(text, resources) => store.send(text, resources)}
-        onStop={() => void store.stop()}
-      />
-    </div>
+      </div>
+    </AttachmentContext.Provider>
   );
 }

@@ -56,7 +56,16 @@ export function applyFrame(turn: LiveTurn, frame: TurnFrame): LiveTurn {
       if (frame.needs_approval) next.waiting = [...turn.waiting, frame.call_id];
       return next;
     case 'turn.tool_result':
-      next.blocks = [...turn.blocks, { type: 'tool_result', call_id: frame.call_id, ok: frame.ok, content: frame.content }];
+      next.blocks = [
+        ...turn.blocks,
+        {
+          type: 'tool_result',
+          call_id: frame.call_id,
+          ok: frame.ok,
+          content: frame.content,
+          ...(frame.attachments ? { attachments: frame.attachments } : {}),
+        },
+      ];
       next.waiting = turn.waiting.filter((id) => id !== frame.call_id);
       return next;
     case 'turn.compacted':

@@ -1,8 +1,9 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
+import { MessageAttachments } from './attachment-view';
 import type { StoredMessage } from './chat-types';
 import { UserMessageText } from './mcp-resources';
-import { buildItems, type Item } from './reply-items';
+import { buildItems, textOf, type Item } from './reply-items';
 import { MarkdownView, ReplyView } from './reply-view';
 import { layoutRows, rowAt, visibleRange, type Layout } from './virtual-rows';
 
@@ -15,9 +16,12 @@ const Row = memo(function Row({ item }: { item: Item }) {
     case 'user':
       return (
         <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
-          <div className="bubble">
-            <UserMessageText blocks={item.message.blocks} />
-          </div>
+          <MessageAttachments blocks={item.message.blocks} />
+          {textOf(item.message.blocks) && (
+            <div className="bubble">
+              <UserMessageText blocks={item.message.blocks} />
+            </div>
+          )}
         </article>
       );
     case 'reply':

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useT } from '../i18n/i18n';
+import { MessageAttachments } from './attachment-view';
 import { Badge, ErrorBanner } from '../ui/controls';
 import type { Block } from './chat-types';
 
@@ -66,6 +67,7 @@ export function ToolCard(props: {
         <details className="tool-part" open={!result.ok || result.content.length < 400 || undefined}>
           <summary>{t('chat.toolResult')}</summary>
           <pre className={`tool-pre ${result.ok ? '' : 'tool-pre-error'}`}>{result.content}</pre>
+          {result.attachments && <MessageAttachments blocks={result.attachments} />}
         </details>
       )}
       {waiting && props.onDecide && (

@@ -33,6 +33,7 @@ export const enConfig = {
   'providers.maxOutput': 'Max output tokens',
   'providers.thinking': 'Thinking',
   'providers.tools': 'Tools',
+  'providers.vision': 'Vision',
   'providers.addModel': 'Add model',
   'providers.removeModel': 'Remove model',
   'providers.noModels': 'No models yet. Add them here, or import them with “Test connection”.',

@@ -41,7 +41,7 @@ export const enMcp = {
   'mcp.attach': 'Attach',
   'mcp.attached': 'Attached',
   'mcp.attachNamed': 'Attach {name}',
-  'mcp.attachResource': 'Attach',
+  'mcp.attachResource': 'Resources',
   'mcp.attachHint': 'Attach a resource of a tool server: it is read when you send and kept with the message.',
   'mcp.attachedList': 'Attached resources',
   'mcp.detachNamed': 'Remove {name}',

@@ -35,6 +35,7 @@ export const zhConfig: Record<keyof typeof enConfig, string> = {
   'providers.maxOutput': '最大输出 token',
   'providers.thinking': '思考',
   'providers.tools': '工具',
+  'providers.vision': '视觉',
   'providers.addModel': '添加模型',
   'providers.removeModel': '移除模型',
   'providers.noModels': '还没有模型。可在此添加，或通过“测试连接”导入。',

@@ -43,7 +43,7 @@ export const zhMcp: Record<keyof typeof enMcp, string> = {
   'mcp.attach': '附加',
   'mcp.attached': '已附加',
   'mcp.attachNamed': '附加 {name}',
-  'mcp.attachResource': '附加',
+  'mcp.attachResource': '资源',
   'mcp.attachHint': '附加工具服务器的资源：发送时读取，并随消息保存。',
   'mcp.attachedList': '已附加的资源',
   'mcp.detachNamed': '移除 {name}',

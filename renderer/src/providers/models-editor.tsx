@@ -25,7 +25,9 @@ export function ModelsEditor(props: {
         <button
           type="button"
           className="btn btn-small"
-          onClick={() => props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false }])}
+          onClick={() =>
+            props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false, supports_vision: false }])
+          }
         >
           {t('providers.addModel')}
         </button>
@@ -48,6 +50,7 @@ export function ModelsEditor(props: {
                 <th>{t('providers.maxOutput')}</th>
                 <th>{t('providers.thinking')}</th>
                 <th>{t('providers.tools')}</th>
+                <th>{t('providers.vision')}</th>
                 <th>
                   <span className="sr-only">{t('common.actions')}</span>
                 </th>
@@ -115,6 +118,14 @@ export function ModelsEditor(props: {
                         aria-label={`${t('providers.tools')} ${n}`}
                         checked={m.supports_tools}
                         onChange={(e) => update(i, { supports_tools: e.target.checked })}
+                      />
+                    </td>
+                    <td className="center">
+                      <input
+                        type="checkbox"
+                        aria-label={`${t('providers.vision')} ${n}`}
+                        checked={m.supports_vision}
+                        onChange={(e) => update(i, { supports_vision: e.target.checked })}
                       />
                     </td>
                     <td>

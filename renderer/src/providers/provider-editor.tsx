@@ -77,7 +77,12 @@ export function ProviderEditor(props: { existing?: MaskedProvider; initial: Prov
         ...d.models,
         ...fresh.models
           .filter((m) => !d.models.some((x) => x.id === m.id))
-          .map((m) => ({ ...m, supports_thinking: m.supports_thinking ?? false, supports_tools: m.supports_tools ?? false })),
+          .map((m) => ({
+            ...m,
+            supports_thinking: m.supports_thinking ?? false,
+            supports_tools: m.supports_tools ?? false,
+            supports_vision: m.supports_vision ?? false,
+          })),
       ],
     }));
   };

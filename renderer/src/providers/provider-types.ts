@@ -37,6 +37,8 @@ export interface ModelDraft {
   max_output_tokens?: number;
   supports_thinking: boolean;
   supports_tools: boolean;
+  /** Reads images and PDFs (attachments). */
+  supports_vision: boolean;
 }
 
 export interface TestResult {
@@ -62,6 +64,7 @@ export function draftFrom(provider: MaskedProvider): ProviderDraft {
       max_output_tokens: m.max_output_tokens,
       supports_thinking: m.supports_thinking ?? false,
       supports_tools: m.supports_tools ?? false,
+      supports_vision: m.supports_vision ?? false,
     })),
   };
 }
