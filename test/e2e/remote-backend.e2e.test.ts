@@ -185,6 +185,15 @@ describe('desktop app: connect to another backend (Chromium, real -tls auto back
     await screenshot(page, 'remote-connection-page');
   });
 
+  it('a certificate Chromium refuses while the app runs replaces the page with the explanation', async () => {
+    const presented = `SHA256:${'5A:'.repeat(31)}5A`;
+    await emit('remote:refused', { origin, pinned: fingerprint, presented, pinned_at: new Date().toISOString(), message: 'x' });
+    await page.getByRole('heading', { name: 'The backend’s certificate changed' }).waitFor();
+    assert.equal(await page.locator('[data-fingerprint]').nth(1).getAttribute('data-fingerprint'), presented);
+    await page.reload(); // the certificate is still the pinned one: the start check lets the app back in
+    await page.getByRole('heading', { name: 'Connection', level: 1 }).waitFor({ timeout: 30_000 });
+  });
+
   it('a changed certificate is refused with both fingerprints; re-pairing after a new comparison gets back in', async () => {
     const old = fingerprint;
     const { dataDir, port } = remote;
