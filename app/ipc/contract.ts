@@ -6,9 +6,11 @@
 import { z } from 'zod';
 import type { PairingCode } from '../logs/pairing-code.js';
 import type { LogLine } from '../logs/ring-buffer.js';
+import type { PairOutcome, ProbeOutcome, Refusal, RemotesState } from '../remote/remote-api.js';
 import type { BackendState } from '../supervisor/backend-state.js';
 
-export type { BackendState, LogLine, PairingCode };
+export type { BackendState, LogLine, PairingCode, PairOutcome, ProbeOutcome, Refusal, RemotesState };
+export type { ActiveBackend, RemoteProbe, RemoteSummary } from '../remote/remote-api.js';
 
 /** What "Reset pairing…" did. */
 export interface ResetResult {
@@ -36,6 +38,11 @@ export const INVOKE = {
   desktopSetShortcut: 'desktop:set-shortcut',
   desktopSetCloseToTray: 'desktop:set-close-to-tray',
   desktopOpenInMain: 'desktop:open-in-main',
+  remoteState: 'remote:state',
+  remoteProbe: 'remote:probe',
+  remotePair: 'remote:pair',
+  remoteUse: 'remote:use',
+  remoteForget: 'remote:forget',
 } as const;
 
 /** Main -> renderer events (webContents.send). */
@@ -46,6 +53,8 @@ export const EVENTS = {
   pairingResetDone: 'pairing:reset-done',
   menuShowLogs: 'menu:show-logs',
   appCommand: 'app:command',
+  menuConnectRemote: 'menu:connect-remote',
+  remoteRefused: 'remote:refused',
 } as const;
 
 export type InvokeChannel = (typeof INVOKE)[keyof typeof INVOKE];
@@ -81,6 +90,24 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
       workspace_id: z.string().min(1).max(200),
       session_id: z.string().min(1).max(200),
     }),
+    'remote:state': noPayload,
+    'remote:probe': z.strictObject({
+      url: z.string('must be a string').min(1, 'must not be empty').max(2000, 'must be at most 2000 characters'),
+      allow_insecure: z.boolean('must be true or false').optional(),
+    }),
+    'remote:pair': z.strictObject({
+      origin: z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be an origin (https://host:port)'),
+      fingerprint: z
+        .string()
+        .regex(/^SHA256(:[0-9A-F]{2}){32}$/, 'must be the fingerprint the probe returned (SHA256: and 32 hex pairs)')
+        .nullable(),
+      code: z.string().regex(/^\d{6}$/, 'must be 6 digits'),
+      device_name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+    }),
+    'remote:use': z.strictObject({
+      target: z.string().regex(/^(local|https?:\/\/[^/\s]+)$/, 'must be "local" or a paired origin'),
+    }),
+    'remote:forget': z.strictObject({ origin: z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be an origin (https://host:port)') }),
   } satisfies Record<InvokeChannel, z.ZodType>;
 })();
 
@@ -104,6 +131,12 @@ export interface ResponseValues {
   'desktop:set-shortcut': ShortcutChange;
   'desktop:set-close-to-tray': DesktopState;
   'desktop:open-in-main': null;
+  'remote:state': RemotesState;
+  'remote:probe': ProbeOutcome;
+  'remote:pair': PairOutcome;
+  /** The window reloads on the chosen backend right after answering. */
+  'remote:use': null;
+  'remote:forget': RemotesState;
 }
 
 /** The desktop shell's settings as the renderer shows them. */
@@ -132,6 +165,10 @@ export interface EventPayloads {
   'pairing:reset-done': null;
   'menu:show-logs': null;
   'app:command': AppCommandPayload;
+  /** File → "Connect to another backend…". */
+  'menu:connect-remote': null;
+  /** The remote in use presented a certificate other than the pinned one (Chromium refused it). */
+  'remote:refused': Refusal;
 }
 
 export interface IpcError {
@@ -190,6 +227,20 @@ export interface ServiceAppApi {
     /** From the quick-ask window: show this chat in the main window. */
     openInMain(workspaceId: string, sessionId: string): Promise<IpcResult<null>>;
     onCommand(listener: (command: AppCommandPayload) => void): Unsubscribe;
+  };
+  remote: {
+    /** Which backend the window uses; a pinned remote's certificate is checked first (refused on change). */
+    getState(): Promise<IpcResult<RemotesState>>;
+    /** First contact: URL rules, then the pairing status and the served certificate's fingerprint. */
+    probe(url: string, allowInsecure?: boolean): Promise<IpcResult<ProbeOutcome>>;
+    /** Pairs over the compared certificate (invite code, or pairing code if unpaired), pins it, and switches. */
+    pair(input: { origin: string; fingerprint: string | null; code: string; device_name?: string }): Promise<IpcResult<PairOutcome>>;
+    /** Switches the window to `local` or a paired remote (the window reloads). */
+    use(target: string): Promise<IpcResult<null>>;
+    /** Forgets a remote's pin and credential (re-pairing goes through the probe again). */
+    forget(origin: string): Promise<IpcResult<RemotesState>>;
+    onConnectRequested(listener: () => void): Unsubscribe;
+    onRefused(listener: (refusal: Refusal) => void): Unsubscribe;
   };
   theme: {
     /** The renderer's theme choice, so the window's own parts (title bar, menus, dialogs) match (nativeTheme). */

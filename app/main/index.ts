@@ -12,14 +12,15 @@ import { caCertArgs } from '../supervisor/ca-certs.js';
 import { shellEnvArgs } from '../supervisor/shell-env.js';
 import { findRunningBackend } from '../supervisor/running-backend.js';
 import { utilityProcessLauncher } from '../supervisor/utility-process.js';
-import { CredentialStore } from './credential-store.js';
-import { registerIpc, sendShowLogs } from './ipc-handlers.js';
+import { createCredentialStore } from './credential-store.js';
+import { registerIpc, sendConnectRemote, sendShowLogs } from './ipc-handlers.js';
 import { installMenu } from './menu.js';
 import { whenLoaded } from './page-load.js';
 import { registerRendererScheme, serveRenderer } from './protocol.js';
 import { resetPairingFromMenu } from './reset-pairing-menu.js';
 import { hardenWebContents } from './security.js';
 import { setUpDesktopLife, type DesktopLife } from './desktop-life.js';
+import { setUpRemotes } from './remote-wiring.js';
 import { createMainWindow } from './window.js';
 
 const MAIN_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -65,11 +66,20 @@ async function run(): Promise<void> {
     // Tool servers find what the user's login shell finds (npx from nvm or Homebrew).
     extraArgs: [...caCertArgs(process.env), ...shellEnvArgs(process.platform)],
   });
-  const credentials = new CredentialStore(path.join(app.getPath('userData'), 'credential.enc'));
+  // Remote backends the user connected to (File → Connect to Another Backend…); local stays the default.
+  const remotes = await setUpRemotes({
+    userData: app.getPath('userData'),
+    window: () => window,
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  const credentials = createCredentialStore(app.getPath('userData'), remotes.book);
   const pendingReset = new PendingResetCode(log);
 
-  hardenWebContents(() => window);
-  serveRenderer(paths.rendererDir);
+  hardenWebContents(
+    () => window,
+    () => remotes.activeOrigin() !== null,
+  );
+  serveRenderer(paths.rendererDir, remotes.activeOrigin);
   registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
   // Set once the windows exist (the main window's close handler reads it).
   const life: { desktop?: DesktopLife } = {};
@@ -98,6 +108,13 @@ async function run(): Promise<void> {
       void resetPairingFromMenu({ supervisor, log, dataDir, pending: pendingReset, window: () => window ?? openWindow() }),
     openDataFolder: () => void shell.openPath(dataDir),
     openLogFolder: () => void shell.openPath(logDir),
+    connectRemote: () => {
+      const target = window ?? openWindow();
+      target.show();
+      target.focus();
+      whenLoaded(target.webContents, () => sendConnectRemote(target));
+    },
+    useLocalBackend: () => void remotes.useLocal(),
   });
   // The renderer reads the backend's URL when its page loads: if a backend comes back on another
   // address (a backend outside the app went away and the app started its own), reload the page.

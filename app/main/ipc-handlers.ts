@@ -10,6 +10,7 @@ import type { CredentialStore } from './credential-store.js';
 export interface IpcDeps {
   supervisor: BackendSupervisor;
   log: LogBuffer;
+  /** The slot of the backend in use: the local file, or the active remote's. */
   credentials: CredentialStore;
   pendingReset: PendingResetCode;
   folders: { data: string; logs: string };
@@ -82,6 +83,10 @@ export function registerIpc(deps: IpcDeps): void {
       send(EVENTS.backendLogLines, lines);
     }, LOG_BATCH_MS);
   });
+}
+
+export function sendConnectRemote(window: BrowserWindow | undefined): void {
+  if (window && !window.isDestroyed()) window.webContents.send(EVENTS.menuConnectRemote, null);
 }
 
 export function sendShowLogs(window: BrowserWindow | undefined): void {

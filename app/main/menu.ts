@@ -6,6 +6,8 @@ export interface MenuActions {
   resetPairing(): void;
   openDataFolder(): void;
   openLogFolder(): void;
+  connectRemote(): void;
+  useLocalBackend(): void;
 }
 
 export function installMenu(actions: MenuActions): void {
@@ -18,6 +20,9 @@ export function installMenu(actions: MenuActions): void {
         { label: 'Show Logs', accelerator: 'CmdOrCtrl+L', click: () => actions.showLogs() },
         { label: 'Restart Backend', click: () => actions.restartBackend() },
         { label: 'Reset Pairing…', click: () => actions.resetPairing() },
+        { type: 'separator' },
+        { label: 'Connect to Another Backend…', click: () => actions.connectRemote() },
+        { label: 'Use the Local Backend', click: () => actions.useLocalBackend() },
         { type: 'separator' },
         { label: 'Open Data Folder', click: () => actions.openDataFolder() },
         { label: 'Open Log Folder', click: () => actions.openLogFolder() },

@@ -3,22 +3,63 @@ import path from 'node:path';
 export const RENDERER_SCHEME = 'app';
 export const RENDERER_HOST = 'renderer';
 
+const LOOPBACK_SOURCES = "'self' http://127.0.0.1:* ws://127.0.0.1:* http://localhost:* ws://localhost:*";
+
+/**
+ * The sources a remote backend adds to `connect-src`: its origin for fetch and the same host and
+ * port for the WebSocket (wss:// for https://), nothing broader. Throws on anything but an origin.
+ */
+export function remoteConnectSources(origin: string): string[] {
+  const url = new URL(origin);
+  // A host name or IP literal only: `*` or other CSP syntax must never reach the policy.
+  const hostOk = /^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/i.test(url.hostname);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin || !hostOk) {
+    throw new Error(`not a backend origin: ${origin}`);
+  }
+  return [url.origin, `${url.protocol === 'https:' ? 'wss' : 'ws'}://${url.host}`];
+}
+
 /**
  * The renderer's CSP. Only its own files run; it talks to the backend on a loopback port that is
- * chosen at start (8080 or any free one), hence the port wildcard.
+ * chosen at start (8080 or any free one), hence the port wildcard, and to the one remote backend
+ * the user connected to, if any.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self' http://127.0.0.1:* ws://127.0.0.1:* http://localhost:* ws://localhost:*",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function contentSecurityPolicy(remoteOrigin: string | null = null): string {
+  const connect = [LOOPBACK_SOURCES, ...(remoteOrigin ? remoteConnectSources(remoteOrigin) : [])].join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src ${connect}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
+
+/** A <meta> cannot carry frame-ancestors (browsers ignore it there); the header sets it. */
+export function metaPolicy(policy: string): string {
+  return policy
+    .split('; ')
+    .filter((d) => !d.startsWith('frame-ancestors'))
+    .join('; ');
+}
+
+const META_CSP = /(<meta\s+http-equiv="Content-Security-Policy"\s+content=")([^"]+)(")/;
+
+/**
+ * index.html with its <meta> policy replaced: a page enforces both the header and the <meta>, so
+ * the remote origin must be in both. Refuses a page without the <meta> (a build that lost it).
+ */
+export function withMetaPolicy(html: string, policy: string): string {
+  if (!META_CSP.test(html)) throw new Error('index.html has no Content-Security-Policy <meta>');
+  return html.replace(META_CSP, (_m, head: string, _old: string, tail: string) => `${head}${metaPolicy(policy)}${tail}`);
+}
 
 export type RendererFile = { ok: true; file: string } | { ok: false; status: 400 | 403 | 404; reason: string };
 

@@ -19,8 +19,13 @@ export function isRendererUrl(url: string | undefined | null): boolean {
  */
 const LOOPBACK_PERMISSIONS: ReadonlySet<string> = new Set(['loopback-network', 'local-network-access']);
 
-export function isPermissionAllowed(permission: string, requestingUrl: string | undefined | null): boolean {
-  return LOOPBACK_PERMISSIONS.has(permission) && isRendererUrl(requestingUrl);
+/**
+ * `local-network` (LAN addresses such as 192.168.x.x) only while the user has chosen a remote backend
+ * (File → Connect to Another Backend…): the CSP then still limits the renderer to that one origin.
+ */
+export function isPermissionAllowed(permission: string, requestingUrl: string | undefined | null, remoteInUse = false): boolean {
+  if (!isRendererUrl(requestingUrl)) return false;
+  return LOOPBACK_PERMISSIONS.has(permission) || (remoteInUse && permission === 'local-network');
 }
 
 /**

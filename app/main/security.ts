@@ -23,14 +23,15 @@ async function openExternal(url: string, owner: () => BrowserWindow | undefined)
 /**
  * Default-deny for every web contents: no navigation away from the renderer, no new windows
  * (links go to the system browser, see externalLinkDecision), no webviews, no permission other
- * than the renderer's own loopback access (see isPermissionAllowed).
+ * than the renderer's own loopback access, and LAN access while a remote backend is in use (see
+ * isPermissionAllowed).
  */
-export function hardenWebContents(owner: () => BrowserWindow | undefined): void {
+export function hardenWebContents(owner: () => BrowserWindow | undefined, remoteInUse: () => boolean = () => false): void {
   session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) =>
-    callback(isPermissionAllowed(permission, details.requestingUrl)),
+    callback(isPermissionAllowed(permission, details.requestingUrl, remoteInUse())),
   );
   session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
-    isPermissionAllowed(permission, requestingOrigin),
+    isPermissionAllowed(permission, requestingOrigin, remoteInUse()),
   );
   app.on('web-contents-created', (_event, contents: WebContents) => {
     contents.on('will-navigate', (event, url) => {

@@ -46,6 +46,16 @@ const api = {
       ipcRenderer.invoke(INVOKE.desktopOpenInMain, { workspace_id: workspaceId, session_id: sessionId }),
     onCommand: (listener) => subscribe(EVENTS.appCommand, listener),
   },
+  remote: {
+    getState: () => ipcRenderer.invoke(INVOKE.remoteState),
+    probe: (url, allowInsecure) =>
+      ipcRenderer.invoke(INVOKE.remoteProbe, allowInsecure === undefined ? { url } : { url, allow_insecure: allowInsecure }),
+    pair: (input) => ipcRenderer.invoke(INVOKE.remotePair, input),
+    use: (target) => ipcRenderer.invoke(INVOKE.remoteUse, { target }),
+    forget: (origin) => ipcRenderer.invoke(INVOKE.remoteForget, { origin }),
+    onConnectRequested: (listener) => subscribe(EVENTS.menuConnectRemote, () => listener()),
+    onRefused: (listener) => subscribe(EVENTS.remoteRefused, listener),
+  },
 } satisfies ServiceAppApi;
 
 contextBridge.exposeInMainWorld('serviceApp', api);

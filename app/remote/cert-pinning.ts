@@ -152,7 +152,7 @@ export function pinnedRequest<T = unknown>(
   method: string,
   pathname: string,
   options: { body?: unknown; credential?: string } = {},
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: T; headers: Record<string, string | string[] | undefined> }> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const req = https.request({
@@ -184,7 +184,7 @@ export function pinnedRequest<T = unknown>(
         } catch {
           // not JSON
         }
-        resolve({ status: res.statusCode ?? 0, body: parsed as T });
+        resolve({ status: res.statusCode ?? 0, body: parsed as T, headers: res.headers });
       });
     });
     req.on('error', reject);

@@ -1,11 +1,21 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type Dispatch, type SetStateAction } from 'react';
 import type { PairingStatus } from '../../backend/pairing/pairing-api.js';
 import { ApiFailure, createApiClient, joinUrl, requestJson } from './api/client';
-import { clearCredential, initialBackendUrl, readCredential, rememberBackendUrl, storeCredential } from './api/connection-store';
+import type { Refusal } from '../../app/ipc/contract.js';
+import {
+  activeRemote,
+  clearCredential,
+  initialBackendUrl,
+  readCredential,
+  rememberBackendUrl,
+  storeCredential,
+} from './api/connection-store';
 import { ReadySession } from './api/ready-session';
 import { PairingScreen } from './connect/pairing-screen';
 import { useT } from './i18n/i18n';
 import type { BackendState } from './platform/shell-bridge';
+import { RemoteHost } from './remote/remote-host';
+import { RemoteRefusedScreen } from './remote/remote-refused';
 
 type Phase =
   | { kind: 'starting' }
@@ -23,9 +33,11 @@ async function fetchNodeId(baseUrl: string): Promise<string | null> {
 }
 
 export function App() {
-  const t = useT();
   const [phase, setPhase] = useState<Phase>({ kind: 'starting' });
   const [shellState, setShellState] = useState<BackendState | null>(null);
+  // Desktop app: a remote backend in use (its pairing screen differs), or its certificate refused.
+  const [remote, setRemote] = useState(false);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
 
   /** With a stored credential for this backend (by node_id), one authenticated call tells whether it still works. */
   const connect = useCallback(async (baseUrl: string) => {
@@ -46,8 +58,41 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    void initialBackendUrl(setShellState).then(connect);
+    void (async () => {
+      // A pinned remote is checked before anything is sent to it.
+      const active = await activeRemote();
+      if (active?.check === 'refused') return setRefusal(active.refusal);
+      if (active) {
+        setRemote(true);
+        return connect(active.remote.origin);
+      }
+      await connect(await initialBackendUrl(setShellState));
+    })();
   }, [connect]);
+
+  if (refusal) return <RemoteRefusedScreen refusal={refusal} />;
+  return (
+    <>
+      <RemoteHost onRefused={setRefusal} />
+      <AppPhase phase={phase} shellState={shellState} remote={remote} setPhase={setPhase} connect={connect} />
+    </>
+  );
+}
+
+function AppPhase({
+  phase,
+  shellState,
+  remote,
+  setPhase,
+  connect,
+}: {
+  phase: Phase;
+  shellState: BackendState | null;
+  remote: boolean;
+  setPhase: Dispatch<SetStateAction<Phase>>;
+  connect(baseUrl: string): Promise<void>;
+}) {
+  const t = useT();
 
   if (phase.kind === 'starting') {
     // In the app the shell may still be starting (or restarting) its backend.
@@ -69,6 +114,7 @@ export function App() {
         key={phase.baseUrl}
         baseUrl={phase.baseUrl}
         notice={phase.notice}
+        remote={remote}
         onChangeUrl={(url) => {
           rememberBackendUrl(url);
           void connect(url);

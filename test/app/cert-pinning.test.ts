@@ -53,7 +53,7 @@ describe('certificate pinning for a remote backend (two certificates)', () => {
     const book = new PinBook();
     const pin = book.pin(origin, probed.fingerprint);
     const ok = await pinnedRequest<{ bound: boolean }>(pin, 'GET', '/api/pairing/status', { credential: 'svc_secret' });
-    assert.deepEqual(ok, { status: 200, body: { bound: true } });
+    assert.deepEqual({ status: ok.status, body: ok.body }, { status: 200, body: { bound: true } });
     assert.deepEqual(a.seen, ['GET /api/pairing/status Bearer svc_secret']);
 
     // Same address, another certificate (an impostor, or the backend's certificate was regenerated).

@@ -10,7 +10,7 @@ describe('IPC contract', () => {
   it('has a schema for every request channel and prefixed channel names', () => {
     assert.deepEqual(Object.keys(REQUEST_SCHEMAS).sort(), Object.values(INVOKE).sort());
     for (const channel of [...Object.values(INVOKE), ...Object.values(EVENTS)]) {
-      assert.match(channel, /^(backend|pairing|folders|credential|menu|theme|desktop|app):[a-z-]+$/);
+      assert.match(channel, /^(backend|pairing|folders|credential|menu|theme|desktop|app|remote):[a-z-]+$/);
     }
   });
 });
@@ -52,6 +52,43 @@ describe('IPC validation in main', () => {
     assert.match(since.ok ? '' : since.error.message, /since: must be an integer >= 0/);
     const none = parseRequest('backend:restart', { now: true });
     assert.match(none.ok ? '' : none.error.message, /payload: takes no payload/);
+  });
+
+  it('checks the remote backend channels: an origin, the probed fingerprint, a 6-digit code', () => {
+    const fp = `SHA256:${'AB:'.repeat(31)}AB`;
+    const message = (channel: Parameters<typeof parseRequest>[0], payload: unknown) => {
+      const r = parseRequest(channel, payload);
+      return r.ok ? 'ok' : r.error.message;
+    };
+    assert.equal(message('remote:probe', { url: 'https://nas.local:8443' }), 'ok');
+    assert.equal(message('remote:probe', { url: 'http://192.168.1.2:8080', allow_insecure: true }), 'ok');
+    assert.equal(message('remote:probe', { url: '' }), 'remote:probe: url: must not be empty');
+    assert.equal(message('remote:probe', { url: 'x', allow_insecure: 'yes' }), 'remote:probe: allow_insecure: must be true or false');
+    assert.equal(message('remote:pair', { origin: 'https://nas.local:8443', fingerprint: fp, code: '123456' }), 'ok');
+    assert.equal(
+      message('remote:pair', { origin: 'http://127.0.0.1:8080', fingerprint: null, code: '123456', device_name: 'Laptop' }),
+      'ok',
+    );
+    assert.equal(
+      message('remote:pair', { origin: 'https://nas.local:8443/path', fingerprint: fp, code: '123456' }),
+      'remote:pair: origin: must be an origin (https://host:port)',
+    );
+    assert.match(
+      message('remote:pair', { origin: 'https://h:1', fingerprint: fp.toLowerCase(), code: '123456' }),
+      /fingerprint: must be the fingerprint/,
+    );
+    assert.equal(message('remote:pair', { origin: 'https://h:1', fingerprint: fp, code: '12345a' }), 'remote:pair: code: must be 6 digits');
+    assert.equal(
+      message('remote:pair', { origin: 'https://h:1', fingerprint: fp, code: '123456', credential: 'x' }).startsWith(
+        'remote:pair: payload',
+      ),
+      true,
+    );
+    assert.equal(message('remote:use', { target: 'local' }), 'ok');
+    assert.equal(message('remote:use', { target: 'https://nas.local:8443' }), 'ok');
+    assert.match(message('remote:use', { target: 'file:///etc' }), /target: must be "local" or a paired origin/);
+    assert.match(message('remote:forget', { origin: 'local' }), /origin: must be an origin/);
+    assert.match(message('remote:state', { x: 1 }), /takes no payload/);
   });
 
   it('passes valid payloads through and turns a thrown error into {ok:false}', async () => {

@@ -16,10 +16,21 @@ export class MainHarness {
   private readonly waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
   readonly process: ChildProcess;
 
-  constructor(readonly home: string) {
+  constructor(
+    readonly home: string,
+    env: NodeJS.ProcessEnv = {},
+  ) {
     this.process = spawn(process.execPath, ['--import', REGISTER, path.join(ROOT, BUILD_OUTPUT.main)], {
       cwd: ROOT,
-      env: { ...process.env, HOME: home, USERPROFILE: home, FAKE_ELECTRON_HOME: home, SERVICE_CA_CERTS: '', NODE_EXTRA_CA_CERTS: '' },
+      env: {
+        ...process.env,
+        HOME: home,
+        USERPROFILE: home,
+        FAKE_ELECTRON_HOME: home,
+        SERVICE_CA_CERTS: '',
+        NODE_EXTRA_CA_CERTS: '',
+        ...env,
+      },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.process.on('message', (m: Message) => {

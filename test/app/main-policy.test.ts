@@ -26,6 +26,9 @@ describe('permissions', () => {
     assert.equal(isPermissionAllowed('loopback-network', 'app://renderer/'), true);
     assert.equal(isPermissionAllowed('local-network-access', 'app://renderer'), true);
     assert.equal(isPermissionAllowed('local-network', 'app://renderer/'), false, 'no LAN access');
+    assert.equal(isPermissionAllowed('local-network', 'app://renderer/', true), true, 'LAN access while a remote backend is in use');
+    assert.equal(isPermissionAllowed('local-network', 'https://evil.example/', true), false);
+    assert.equal(isPermissionAllowed('media', 'app://renderer/', true), false);
     assert.equal(isPermissionAllowed('loopback-network', 'https://evil.example/'), false);
     assert.equal(isPermissionAllowed('loopback-network', 'app://other/'), false);
     assert.equal(isPermissionAllowed('loopback-network', undefined), false);

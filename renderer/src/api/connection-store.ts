@@ -1,3 +1,4 @@
+import type { ActiveBackend } from '../../../app/ipc/contract.js';
 import { fromShell, shell, shellBackendReady, type BackendState } from '../platform/shell-bridge';
 
 const URL_KEY = 'service.backendUrl';
@@ -30,6 +31,18 @@ export async function initialBackendUrl(onShellProgress: (state: BackendState) =
   return location.protocol.startsWith('http') ? location.origin : DEFAULT_BACKEND;
 }
 
+/** Desktop app: the remote backend the window uses (checked against its pin by the shell), else null. */
+export async function activeRemote(): Promise<Extract<ActiveBackend, { kind: 'remote' }> | null> {
+  const bridge = shell();
+  if (!bridge?.remote) return null;
+  try {
+    const state = await fromShell(bridge.remote.getState());
+    return state.active.kind === 'remote' ? state.active : null;
+  } catch {
+    return null;
+  }
+}
+
 export function rememberBackendUrl(url: string): void {
   if (url === location.origin) localStorage.removeItem(URL_KEY);
   else localStorage.setItem(URL_KEY, url);
@@ -41,7 +54,7 @@ export function credentialKey(nodeId: string): string {
 }
 
 /**
- * App: the shell's safeStorage (one bundled backend). Browser: local storage keyed by the backend's
+ * App: the shell's safeStorage, in the slot of the backend the window uses (bundled or remote). Browser: local storage keyed by the backend's
  * node_id, so `localhost` vs `127.0.0.1` or a new port after a restart find the same credential; a
  * credential stored by an older build under the URL is moved to the node key on first read.
  */

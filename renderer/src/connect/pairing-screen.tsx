@@ -8,6 +8,7 @@ import { Badge, Field, Notice } from '../ui/controls';
 import { LanguagePicker } from '../shell/language-picker';
 import { ResetPairing } from './reset-pairing';
 import { inviteFromLocation, JoinForm } from '../devices/join-form';
+import { UseLocalBackend } from '../remote/use-local';
 
 export interface ClaimResult {
   credential: string;
@@ -33,6 +34,8 @@ export function claimMessage(err: unknown, t: Translate, baseUrl: string): strin
 export function PairingScreen(props: {
   baseUrl: string;
   notice?: 'unauthorized';
+  /** Desktop app on a remote backend: the bundled backend's code and reset do not apply to it. */
+  remote?: boolean;
   onPaired(result: ClaimResult): void;
   onChangeUrl(url: string): void;
 }) {
@@ -64,7 +67,7 @@ export function PairingScreen(props: {
     // While the backend is paired to another client (or unreachable), notice when that changes.
     const poll = setInterval(() => void check(), 3000);
     // In the app the shell reads the code from its backend's log: pairing is one click.
-    const bridge = shell();
+    const bridge = props.remote ? undefined : shell();
     let off: (() => void) | undefined;
     if (bridge) {
       fromShell(bridge.pairing.getCode())
@@ -77,7 +80,7 @@ export function PairingScreen(props: {
       clearInterval(poll);
       off?.();
     };
-  }, [props.baseUrl, t]);
+  }, [props.baseUrl, props.remote, t]);
 
   const claim = async (pairingCode: string) => {
     setBusy(true);
@@ -193,7 +196,7 @@ export function PairingScreen(props: {
         )}
 
         {status?.bound && !invited && <JoinForm baseUrl={props.baseUrl} onPaired={props.onPaired} />}
-        <ResetPairing baseUrl={props.baseUrl} bound={status?.bound} onPaired={props.onPaired} />
+        {props.remote ? <UseLocalBackend /> : <ResetPairing baseUrl={props.baseUrl} bound={status?.bound} onPaired={props.onPaired} />}
         {!status?.bound && (
           <form onSubmit={submit} className="pair-form" noValidate>
             <Field

@@ -3,6 +3,7 @@ import { enChat } from './en-chat';
 import { enDesk } from './en-desk';
 import { enConfig } from './en-config';
 import { enDevices } from './en-devices';
+import { enRemote } from './en-remote';
 import { enMcp } from './en-mcp';
 import { enMgmt } from './en-mgmt';
 import { enOps } from './en-ops';
@@ -11,19 +12,30 @@ import { zhChat } from './zh-chat';
 import { zhDesk } from './zh-desk';
 import { zhConfig } from './zh-config';
 import { zhDevices } from './zh-devices';
+import { zhRemote } from './zh-remote';
 import { zhMcp } from './zh-mcp';
 import { zhMgmt } from './zh-mgmt';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp };
+const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp, ...enRemote };
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
 /** `auto` follows the system's language; a profile's `language` is the assistant's, never the UI's. */
 export type LanguageChoice = 'auto' | Locale;
 
 // Every key must exist in Chinese too: a missing translation fails to compile.
-const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps, ...zhMgmt, ...zhChat, ...zhDevices, ...zhDesk, ...zhMcp };
+const zh: Record<MessageKey, string> = {
+  ...zhCore,
+  ...zhConfig,
+  ...zhOps,
+  ...zhMgmt,
+  ...zhChat,
+  ...zhDevices,
+  ...zhDesk,
+  ...zhMcp,
+  ...zhRemote,
+};
 const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 
 const CHOICE_KEY = 'service.language';

@@ -8,6 +8,7 @@ import { ForgetDialog } from './forget-dialog';
 import { LiveIndicator } from './live-indicator';
 import { DesktopBackendNote } from '../connect/reset-pairing';
 import { DevicesCard } from '../devices/devices-card';
+import { RemoteCard } from '../remote/remote-card';
 
 /** Survives the remount that a new credential causes, so the success notice is still shown after it. */
 let rotatedNotice = false;
@@ -87,6 +88,7 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
         <p className="field-hint">{t('mgmt.rotateHint')}</p>
       </Card>
       <DevicesCard baseUrl={baseUrl} onRevokedSelf={() => endSession('user')} />
+      <RemoteCard />
       {bridge && (
         <Card title={t('session.desktopOnly')}>
           <div className="button-row">
