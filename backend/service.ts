@@ -1,6 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
+import { branchRoutes } from './api/branch-routes.js';
+import { modelRoutes } from './api/model-routes.js';
 import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
@@ -186,6 +188,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
   app.use(chatRoutes(stores, chat));
+  app.use(branchRoutes(stores, chat));
+  app.use(modelRoutes(stores.config));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));

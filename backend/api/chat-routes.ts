@@ -5,7 +5,9 @@ import { checkSessionId, summary } from '../chat/session-store.js';
 import { searchSessions } from '../chat/session-search.js';
 import type { ManagedStores } from '../config/managed-stores.js';
 import { parseBody } from '../config/schema-errors.js';
+import { requireModel } from '../chat/model-catalog.js';
 import { ApiError } from '../http/errors.js';
+import { SessionPatchSchema } from './branch-routes.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
 const TitleSchema = z.object({
@@ -18,6 +20,7 @@ const TitleSchema = z.object({
 const CreateSchema = TitleSchema.partial();
 const MessageSchema = z.object({
   content: z.string({ error: 'content must be a string' }).refine((s) => s.trim().length > 0, 'content must not be empty'),
+  parent_id: z.string({ error: 'parent_id must be a message id or null' }).min(1, 'parent_id must not be empty').nullable().optional(),
 });
 const ApprovalSchema = z.object({
   call_id: z.string({ error: 'call_id must be a string' }).min(1, 'call_id must not be empty'),
@@ -60,25 +63,22 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
   router.get(`${base}/:sid`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const meta = await sessions.require(wid, sid);
     const before = typeof req.query.before === 'string' ? req.query.before : undefined;
-    const page = await engine.page(wid, sid, before, pageLimit(req.query.limit));
-    const count = page.log.items.filter((i) => i.role !== 'system').length;
-    // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
-    if (count !== meta.message_count && !page.active_turn) {
-      await sessions.update(wid, sid, (m) => {
-        m.message_count = count;
-      });
-    }
-    res.json({ ...summary(meta), message_count: count, messages: page.messages, has_more: page.has_more, active_turn: page.active_turn });
+    res.json(await engine.sessionView(wid, sid, before, pageLimit(req.query.limit)));
   });
   router.patch(`${base}/:sid`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { title } = parseBody(TitleSchema, req.body);
+    const input = parseBody(SessionPatchSchema, req.body);
+    await sessions.require(wid, sid);
+    if (input.model) await requireModel(stores.config, input.model);
     const meta = await sessions.update(wid, sid, (m) => {
-      m.title = title;
-      m.auto_title = false;
+      if (input.title !== undefined) {
+        m.title = input.title;
+        m.auto_title = false;
+      }
+      if (input.model !== undefined) m.model_override = input.model;
+      if (input.thinking !== undefined) m.thinking_override = input.thinking;
     });
     res.json(summary(meta));
   });
@@ -93,8 +93,8 @@ export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content } = parseBody(MessageSchema, req.body);
-    res.status(202).json(await engine.startTurn(wid, sid, content));
+    const { content, parent_id } = parseBody(MessageSchema, req.body);
+    res.status(202).json(await engine.startTurn(wid, sid, content, parent_id));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

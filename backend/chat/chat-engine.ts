@@ -3,13 +3,14 @@ import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { WsHub } from '../ws/ws-hub.js';
 import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
-import { newId, type StoredMessage } from './chat-types.js';
+import { newId, type SessionMeta, type StoredMessage } from './chat-types.js';
 import { resolveModel } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
-import { DEFAULT_TITLE, SessionStore } from './session-store.js';
+import { DEFAULT_TITLE, SessionStore, summary } from './session-store.js';
 import { noTools, type ToolProvider } from './tool-provider.js';
 import { TurnChannel, TurnRegistry } from './turn-channel.js';
 import { runTurn } from './turn-runner.js';
+import { activeLeaf, buildTree, userMessageOf, type SessionTree } from './session-tree.js';
 
 interface ActiveTurn {
   turnId: string;
@@ -62,9 +63,71 @@ export class ChatEngine {
     return { ...page, active_turn: activeTurn };
   }
 
-  /** Stores the user message and starts the turn; the turn runs on whether or not anyone watches. */
-  async startTurn(workspaceId: string, sessionId: string, content: string): Promise<{ turn_id: string; message_id: string }> {
-    await this.sessions.require(workspaceId, sessionId);
+  /** The session object of `GET …/sessions/:sid`: the shown branch's newest page (or the one before `before`). */
+  async sessionView(workspaceId: string, sessionId: string, before: string | undefined, limit = 50) {
+    const meta = await this.sessions.require(workspaceId, sessionId);
+    const page = await this.page(workspaceId, sessionId, before, limit);
+    const count = page.log.items.filter((i) => i.role !== 'system').length;
+    // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
+    if (count !== meta.message_count && !page.active_turn) {
+      await this.sessions.update(workspaceId, sessionId, (m) => {
+        m.message_count = count;
+      });
+    }
+    return { ...summary(meta), message_count: count, messages: page.messages, has_more: page.has_more, active_turn: page.active_turn };
+  }
+
+  /**
+   * Stores the user message under `parentId` (default: the leaf of the shown branch; an earlier
+   * message starts a new branch there) and starts the turn; it runs whether or not anyone watches.
+   */
+  async startTurn(
+    workspaceId: string,
+    sessionId: string,
+    content: string,
+    parentId?: string | null,
+  ): Promise<{ turn_id: string; message_id: string }> {
+    return this.launch(workspaceId, sessionId, undefined, async (meta, tree, turnId) => {
+      let parent: string | null;
+      if (parentId === undefined) parent = activeLeaf(tree, meta.active_leaf);
+      else if (parentId === null || tree.byId.has(parentId)) parent = parentId;
+      else throw new ApiError('validation_failed', `parent_id must be the id of a message in this session (no ${parentId.slice(0, 80)}).`, { field: 'parent_id' });
+      const message: StoredMessage = {
+        id: newId('m'),
+        role: 'user',
+        created_at: new Date().toISOString(),
+        parent_id: parent,
+        blocks: [{ type: 'text', text: content }],
+        turn_id: turnId,
+      };
+      return { message, title: content };
+    });
+  }
+
+  /**
+   * A new reply to the user message that `messageId` answers, beside the replies it already has
+   * (DESIGN 7): nothing is stored twice, the older replies stay as siblings.
+   */
+  async regenerate(workspaceId: string, sessionId: string, messageId: string, modelRef?: string): Promise<{ turn_id: string; message_id: string }> {
+    return this.launch(workspaceId, sessionId, modelRef, async (_meta, tree) => {
+      if (!tree.byId.has(messageId)) throw new ApiError('not_found', `No message ${messageId.slice(0, 80)} in this session.`);
+      const user = userMessageOf(tree, messageId);
+      if (!user) throw new ApiError('validation_failed', `The message ${messageId} answers no user message.`, { field: 'message_id' });
+      return { existing: user };
+    });
+  }
+
+  private async launch(
+    workspaceId: string,
+    sessionId: string,
+    modelRef: string | undefined,
+    prepare: (
+      meta: SessionMeta,
+      tree: SessionTree,
+      turnId: string,
+    ) => Promise<{ message: StoredMessage; title: string } | { existing: StoredMessage }>,
+  ): Promise<{ turn_id: string; message_id: string }> {
+    const meta = await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
       throw new ApiError('turn_in_progress', 'A turn is already running in this session; wait for it or cancel it.');
@@ -80,24 +143,29 @@ export class ChatEngine {
     this.active.set(key, turn);
     let appender: LogAppender | undefined;
     try {
-      const model = await resolveModel(this.deps.stores, workspaceId);
+      const model = await resolveModel(this.deps.stores, workspaceId, {
+        model: modelRef ?? meta.model_override ?? undefined,
+        thinking: meta.thinking_override ?? undefined,
+        field: modelRef ? 'model' : undefined,
+      });
+      const tree = buildTree((await this.sessions.readLog(workspaceId, sessionId)).items);
+      const prepared = await prepare(meta, tree, turn.turnId);
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
-      const message: StoredMessage = {
-        id: newId('m'),
-        role: 'user',
-        created_at: new Date().toISOString(),
-        blocks: [{ type: 'text', text: content }],
-        turn_id: turn.turnId,
-      };
-      appender.append({ t: 'message', m: message });
-      await appender.sync();
-      await this.sessions.update(workspaceId, sessionId, (meta) => {
-        meta.updated_at = message.created_at;
-        meta.message_count += 1;
-        if (meta.auto_title !== false && (meta.title === DEFAULT_TITLE || !meta.title)) {
-          const line = content.trim().split('\n')[0] ?? '';
-          meta.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
-          meta.auto_title = false;
+      const user = 'existing' in prepared ? prepared.existing : prepared.message;
+      if ('message' in prepared) {
+        appender.append({ t: 'message', m: prepared.message });
+        await appender.sync();
+      }
+      await this.sessions.update(workspaceId, sessionId, (m) => {
+        m.updated_at = new Date().toISOString();
+        // The turn's replies grow from here: the shown branch follows them.
+        m.active_leaf = user.id;
+        if (!('message' in prepared)) return;
+        m.message_count += 1;
+        if (m.auto_title !== false && (m.title === DEFAULT_TITLE || !m.title)) {
+          const line = prepared.title.trim().split('\n')[0] ?? '';
+          m.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
+          m.auto_title = false;
         }
       });
       const channel = new TurnChannel({ workspace_id: workspaceId, session_id: sessionId, turn_id: turn.turnId }, this.deps.ws);
@@ -111,6 +179,7 @@ export class ChatEngine {
         workspaceId,
         sessionId,
         turnId: turn.turnId,
+        userMessage: { id: user.id, parent_id: user.parent_id ?? null },
         model,
         channel,
         appender: opened,
@@ -127,7 +196,7 @@ export class ChatEngine {
           this.registry.finished(channel);
           if (this.active.get(key) === turn) this.active.delete(key);
         });
-      return { turn_id: turn.turnId, message_id: message.id };
+      return { turn_id: turn.turnId, message_id: user.id };
     } catch (err) {
       this.active.delete(key);
       await appender?.close();

@@ -27,6 +27,7 @@ function applyDelta(log: SessionLog, index: Map<string, number>, r: Extract<LogR
       blocks: [],
       turn_id: r.turn_id,
       interrupted: true,
+      ...(r.parent_id !== undefined ? { parent_id: r.parent_id } : {}),
     });
   }
   const message = log.items[at] as StoredMessage;

@@ -8,6 +8,7 @@ import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../workspaces/workspace-store.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
 import { readLog, type SessionLog } from './session-log.js';
+import { activeLeaf, branchItems, buildTree, siblingInfo, type SessionTree } from './session-tree.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_TITLE = 'New chat';
@@ -19,12 +20,41 @@ export function checkSessionId(id: string): string {
 
 export function summary(meta: SessionMeta): SessionSummary {
   const { id, title, created_at, updated_at, model, message_count, usage } = meta;
-  return { id, title, created_at, updated_at, model, message_count, usage };
+  return {
+    id,
+    title,
+    created_at,
+    updated_at,
+    model,
+    message_count,
+    usage,
+    model_override: meta.model_override ?? null,
+    thinking_override: meta.thinking_override ?? null,
+  };
 }
 
 export interface MessagePage {
   messages: MessageView[];
   has_more: boolean;
+}
+
+/** A page of the branch that ends at `leaf`: each message with its parent and its place among its siblings. */
+export function branchPage(tree: SessionTree, leaf: string | null, before: string | undefined, limit: number): MessagePage {
+  const items = branchItems(tree, leaf);
+  let end = items.length;
+  if (before !== undefined) {
+    end = items.findIndex((m) => m.id === before);
+    if (end < 0)
+      throw new ApiError('validation_failed', `before must be the id of a message on the shown branch (no ${before.slice(0, 80)}).`, {
+        field: 'before',
+      });
+  }
+  const start = Math.max(0, end - limit);
+  const messages = items.slice(start, end).map((item) => {
+    const view = publicMessage(item);
+    return item.role === 'system' ? view : { ...view, parent_id: item.parent_id ?? null, siblings: siblingInfo(tree, item.id) };
+  });
+  return { messages, has_more: start > 0 };
 }
 
 /** workspaces/<id>/sessions/<sid>/: session.json (atomic) and events.jsonl (append-only). */
@@ -122,16 +152,9 @@ export class SessionStore {
     limit: number,
     maxBytes?: number,
   ): Promise<MessagePage & { log: SessionLog }> {
+    const meta = await this.require(workspaceId, sessionId);
     const log = await this.readLog(workspaceId, sessionId, maxBytes);
-    let end = log.items.length;
-    if (before !== undefined) {
-      end = log.items.findIndex((m) => m.id === before);
-      if (end < 0)
-        throw new ApiError('validation_failed', `before must be the id of a message in this session (no ${before.slice(0, 80)}).`, {
-          field: 'before',
-        });
-    }
-    const start = Math.max(0, end - limit);
-    return { messages: log.items.slice(start, end).map(publicMessage), has_more: start > 0, log };
+    const tree = buildTree(log.items);
+    return { ...branchPage(tree, activeLeaf(tree, meta.active_leaf), before, limit), log };
   }
 }

@@ -12,12 +12,13 @@ import {
 } from '../llm/llm-types.js';
 import { callProvider, scrub } from '../llm/provider-call.js';
 import type { ApprovalBox } from './approvals.js';
-import { newId, type StoredMessage } from './chat-types.js';
+import { newId, type CompactionRecord, type StoredMessage } from './chat-types.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
+import { branchItems, buildTree } from './session-tree.js';
 import type { ToolProvider } from './tool-provider.js';
 import { runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
@@ -27,6 +28,8 @@ export interface TurnContext {
   workspaceId: string;
   sessionId: string;
   turnId: string;
+  /** The user message the turn answers (stored before the turn starts). */
+  userMessage: { id: string; parent_id: string | null };
   model: ResolvedModel;
   channel: TurnChannel;
   appender: LogAppender;
@@ -36,6 +39,12 @@ export interface TurnContext {
   logger: Logger;
   signal: AbortSignal;
   deadline: number;
+}
+
+/** DESIGN 7: the profile's system_prompt (else the base prompt), the workspace's instructions, the language line, the skill catalog. */
+export function systemPrompt(model: ResolvedModel, catalog: string): string {
+  const base = model.profile.system_prompt.trim() ? model.profile.system_prompt : BASE_SYSTEM_PROMPT;
+  return [base, model.instructions.trim(), languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
 }
 
 type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
@@ -54,17 +63,29 @@ function failureOf(err: unknown, signal: AbortSignal, apiKey: string): { code: F
 export async function runTurn(ctx: TurnContext): Promise<void> {
   const { channel, appender, model } = ctx;
   let usage: Usage = zeroUsage();
-  let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
-  /** The session's items as this turn extends them (counted at the end instead of re-reading). */
-  let items: { role: string }[] | null = null;
+  /** Messages of the whole session (every branch) once this turn's are stored. */
+  let messageCount: number | undefined;
+  /** What the next stored message follows: the branch grows from the user message. */
+  let parentId = ctx.userMessage.id;
+  let storedReply = false;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
-  channel.emit({ type: 'turn.started', model: model.ref });
+  channel.emit({ type: 'turn.started', model: model.ref, user_message_id: ctx.userMessage.id, parent_id: ctx.userMessage.parent_id });
+  const store = (message: StoredMessage, items: (StoredMessage | CompactionRecord)[]) => {
+    message.parent_id = parentId;
+    parentId = message.id;
+    appender.append({ t: 'message', m: message });
+    items.push(message);
+    if (messageCount !== undefined) messageCount += 1;
+    if (message.role === 'assistant') storedReply = true;
+  };
+  let turnItems: (StoredMessage | CompactionRecord)[] = [];
   try {
     const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
-    const turnItems = log.items;
-    items = turnItems;
+    // Only the branch that ends at the user message: other branches never reach the model.
+    turnItems = branchItems(buildTree(log.items), ctx.userMessage.id);
+    messageCount = log.items.filter((i) => i.role !== 'system').length;
     const adapter = await loadAdapter(model.protocol);
     const compaction = await maybeCompact(ctx, adapter, turnItems);
     if (compaction) {
@@ -73,7 +94,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
     }
     const specs = model.offerTools ? await toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
     const catalog = await toolStep(ctx, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
-    const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
+    const system = systemPrompt(model, catalog);
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
@@ -90,7 +111,6 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         cacheKey: ctx.sessionId,
       };
       const messageId = newId('m');
-      lastMessageId = messageId;
       const partial: Block[] = [];
       let result: LlmResult;
       try {
@@ -100,7 +120,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
           emit: (e) => {
             if (e.type !== 'text' && e.type !== 'thinking') return;
             channel.emit({ type: 'turn.delta', kind: e.type, text: e.text });
-            appender.append({ t: 'delta', id: messageId, turn_id: ctx.turnId, kind: e.type, text: e.text });
+            appender.append({ t: 'delta', id: messageId, turn_id: ctx.turnId, kind: e.type, text: e.text, parent_id: parentId });
             const last = partial[partial.length - 1];
             if (last && last.type === e.type) last.text += e.text;
             else partial.push({ type: e.type, text: e.text });
@@ -109,19 +129,17 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
             ctx.logger.info(`chat: turn ${ctx.turnId}: retry ${attempt} in ${wait}s (${scrub(reason, model.endpoint.apiKey)})`),
         });
       } catch (err) {
-        if (partial.length > 0) {
-          const message: StoredMessage = {
-            id: messageId,
-            role: 'assistant',
-            created_at: new Date().toISOString(),
-            blocks: partial,
-            model: model.ref,
-            turn_id: ctx.turnId,
-            interrupted: true,
-          };
-          appender.append({ t: 'message', m: message });
-          turnItems.push(message);
-        }
+        // Stored even when nothing streamed: a failed reply is one the user can regenerate (DESIGN 7).
+        const message: StoredMessage = {
+          id: messageId,
+          role: 'assistant',
+          created_at: new Date().toISOString(),
+          blocks: partial,
+          model: model.ref,
+          turn_id: ctx.turnId,
+          interrupted: true,
+        };
+        store(message, turnItems);
         throw err;
       }
       usage = addUsage(usage, result.usage);
@@ -137,8 +155,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         model: model.ref,
         turn_id: ctx.turnId,
       };
-      appender.append({ t: 'message', m: message });
-      turnItems.push(message);
+      store(message, turnItems);
       const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
       if (calls.length === 0 || result.stopReason !== 'tool_use') {
         end = { stop: result.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn' };
@@ -157,15 +174,25 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         blocks: results,
         turn_id: ctx.turnId,
       };
-      appender.append({ t: 'message', m: toolMessage });
-      turnItems.push(toolMessage);
+      store(toolMessage, turnItems);
     }
   } catch (err) {
     end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
+    if (!storedReply) {
+      // Failed before the model answered (tools, compaction): still a reply to regenerate.
+      const message: StoredMessage = {
+        id: newId('m'),
+        role: 'assistant',
+        created_at: new Date().toISOString(),
+        blocks: [],
+        model: model.ref,
+        turn_id: ctx.turnId,
+      };
+      store(message, turnItems);
+    }
   }
-  const messageCount = items ? items.filter((i) => i.role !== 'system').length : undefined;
-  await finish(ctx, { usage, lastMessageId, lastInput, itemCount, messageCount }, end);
+  await finish(ctx, { usage, lastMessageId: parentId, lastInput, itemCount, messageCount }, end);
 }
 
 async function finish(
@@ -193,6 +220,8 @@ async function finish(
       state.messageCount ?? (await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId)).items.filter((i) => i.role !== 'system').length;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
+      // The turn's last message ends the shown branch, unless the user switched away meanwhile.
+      if (meta.active_leaf === ctx.userMessage.id && state.lastMessageId) meta.active_leaf = state.lastMessageId;
       meta.model = model.ref;
       meta.message_count = count;
       meta.usage = addUsage({ ...zeroUsage(), ...meta.usage }, state.usage);
