@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { branchRoutes } from './api/branch-routes.js';
+import { isImportUpload, transferRoutes } from './api/transfer-routes.js';
 import { modelRoutes } from './api/model-routes.js';
 import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
@@ -147,7 +148,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(requireJsonBody);
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
   app.use(pairingRoutes(pairing));
-  app.use(express.json({ limit: '1mb' }));
+  const json = express.json({ limit: '1mb' });
+  app.use((req, res, next) => (isImportUpload(req) ? next() : json(req, res, next)));
   app.use(limitJsonDepth);
   // The built renderer: public like /health (the page holds no secret until the user pairs).
   const uiDir = env.SERVICE_UI_DIR || fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -189,6 +191,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const chat = new ChatEngine({ stores, ws, logger, tools });
   app.use(chatRoutes(stores, chat));
   app.use(branchRoutes(stores, chat));
+  app.use(transferRoutes(stores, chat));
   app.use(modelRoutes(stores.config));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));

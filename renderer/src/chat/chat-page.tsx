@@ -11,6 +11,7 @@ import { useModelInfo } from './model-info';
 import { preloadMarkdown } from './reply-view';
 import { SessionList, sessionTitle } from './session-list';
 import './chat.css';
+import './branch.css';
 
 const WS_KEY = 'service.chat.workspace';
 const sessionKey = (ws: string) => `service.chat.session.${ws}`;
@@ -113,6 +114,9 @@ export function ChatPage() {
         info={info}
         jump={selected.id === chosenSession ? jump : null}
         onTurnEnded={() => void reload()}
+        onForked={(sid) => {
+          void reload().then(() => selectSession(sid));
+        }}
       />
     );
   else if (sessions && sessions.length === 0 && ready)

@@ -8,6 +8,8 @@ export function Composer(props: {
   disabled?: boolean;
   onSend(text: string): Promise<boolean>;
   onStop(): void;
+  /** Up in an empty box: edit the last question (true when there is one). */
+  onEditLast?(): boolean;
   autoFocus?: boolean;
 }) {
   const t = useT();
@@ -58,6 +60,8 @@ export function Composer(props: {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
             e.preventDefault();
             void send();
+          } else if (e.key === 'ArrowUp' && text === '' && props.onEditLast?.()) {
+            e.preventDefault();
           }
         }}
       />

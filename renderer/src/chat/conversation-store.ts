@@ -5,12 +5,14 @@ import {
   chatPath,
   type ChatMessage,
   type SessionDetail,
+  type SessionSummary,
   type StoredMessage,
   type TurnError,
   type TurnFrame,
 } from './chat-types';
 import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
-import { idOf, lastUserId, lastUserText, mergeNewest } from './session-pages';
+import { idOf, lastReplyId, lastUserId, lastUserText, mergeNewest, upTo } from './session-pages';
+import type { RegenerateResponse, SendMessageRequest, SessionPatch, SiblingsResponse, ThinkingOverride } from '../../../backend/chat/branch-api.js';
 
 export const FIRST_PAGE = 50;
 // The API allows pages of up to 500: older history arrives in few round trips.
@@ -44,6 +46,10 @@ export interface ConversationState {
   /** The turn this window started (Retry resends its text). */
   lastSent: string | null;
   highlight: string | null;
+  /** The user message being edited inline (a new branch once sent). */
+  editing: string | null;
+  /** The session's model and thinking overrides (DESIGN 7); null: the profile decides. */
+  overrides: { model: string | null; thinking: ThinkingOverride | null };
 }
 
 /**
@@ -83,6 +89,8 @@ export class ConversationStore {
       cutShort: null,
       lastSent: null,
       highlight: null,
+      editing: null,
+      overrides: { model: null, thinking: null },
     };
   }
 
@@ -151,6 +159,7 @@ export class ConversationStore {
         loadError: undefined,
         messages,
         hasMore: detail.has_more ?? messages.length >= FIRST_PAGE,
+        overrides: { model: detail.model_override ?? null, thinking: detail.thinking_override ?? null },
       };
       const active = detail.active_turn;
       if (active && this.state.live?.turnId !== active.turn_id) {
@@ -203,21 +212,28 @@ export class ConversationStore {
     this.set({ highlight: null });
   }
 
-  /** Sends a message; resolves true once the backend took it (the composer then clears). */
-  async send(content: string): Promise<boolean> {
+  /**
+   * Sends a message; resolves true once the backend took it (the composer then clears). With
+   * `parentId` (an edit) the message starts a new branch after that message.
+   */
+  async send(content: string, parentId?: string | null): Promise<boolean> {
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
-      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), { content });
+      const body: SendMessageRequest = parentId === undefined ? { content } : { content, parent_id: parentId };
+      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), body);
+      const shown = parentId === undefined ? this.state.messages : upTo(this.state.messages, parentId);
+      const prev = shown.length ? shown[shown.length - 1] : undefined;
       const user: ChatMessage = {
         id: res.message_id,
         role: 'user',
         created_at: new Date().toISOString(),
+        parent_id: prev?.id ?? null,
         blocks: [{ type: 'text', text: content }],
       };
       const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
-      const messages = this.state.messages.some((m) => m.id === res.message_id) ? this.state.messages : [...this.state.messages, user];
-      this.set({ sending: null, messages, live: { ...live, userMessageId: res.message_id }, lastSent: content });
+      const messages = shown.some((m) => m.id === res.message_id) ? shown : [...shown, user];
+      this.set({ sending: null, editing: null, messages, live: { ...live, userMessageId: res.message_id }, lastSent: content });
       if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
       return true;
     } catch (err) {
@@ -227,10 +243,90 @@ export class ConversationStore {
     }
   }
 
+  /** Retry of a failed turn is a regenerate of its stored reply: the question is not sent twice. */
   async retry(): Promise<boolean> {
+    const reply = lastReplyId(this.state.messages);
+    if (reply) return this.regenerate(reply);
     const content = this.state.failure?.content ?? this.state.lastSent;
     if (!content) return false;
     return this.send(content);
+  }
+
+  /** A new reply to the question `replyId` answers (optionally by another model); the old one stays a sibling. */
+  async regenerate(replyId: string, model?: string): Promise<boolean> {
+    const { ws, sid } = this.paths;
+    this.set({ sendError: undefined, failure: null, cutShort: null });
+    try {
+      const res = await this.api.post<RegenerateResponse>(chatPath.regenerate(ws, sid, replyId), model ? { model } : {});
+      const messages = upTo(this.state.messages, res.user_message_id);
+      const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
+      this.set({ messages, live: { ...live, userMessageId: res.user_message_id } });
+      if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
+      return true;
+    } catch (err) {
+      this.set({ sendError: err });
+      if (err instanceof ApiFailure && err.code === 'turn_in_progress') void this.open();
+      return false;
+    }
+  }
+
+  /** Shows the sibling `delta` steps away from `messageId` (the ‹ › switcher), continued to its newest leaf. */
+  async step(messageId: string, delta: number): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const { messages } = await this.api.get<SiblingsResponse>(chatPath.siblings(ws, sid, messageId));
+      const at = messages.findIndex((m) => m.id === messageId);
+      const next = messages[at + delta];
+      if (at < 0 || !next?.id) return;
+      await this.showBranch(next.id);
+    } catch (err) {
+      this.set({ sendError: err });
+    }
+  }
+
+  async showBranch(messageId: string): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const detail = await this.api.put<SessionDetail>(chatPath.active(ws, sid), { message_id: messageId });
+      const messages = detail.messages ?? [];
+      this.set({ messages, hasMore: detail.has_more ?? false, failure: null, cutShort: null, editing: null });
+    } catch (err) {
+      this.set({ sendError: err });
+    }
+  }
+
+  /** A new session holding the path to `messageId`; resolves with its id. */
+  async fork(messageId: string): Promise<string | null> {
+    const { ws, sid } = this.paths;
+    try {
+      const created = await this.api.post<SessionSummary>(chatPath.fork(ws, sid), { message_id: messageId });
+      return created.id;
+    } catch (err) {
+      this.set({ sendError: err });
+      return null;
+    }
+  }
+
+  edit(messageId: string | null): void {
+    this.set({ editing: messageId });
+  }
+
+  /** Up in an empty composer: edit the last question. */
+  editLast(): boolean {
+    const id = lastUserId(this.state.messages);
+    if (!id || this.state.live?.status === 'running') return false;
+    this.set({ editing: id });
+    return true;
+  }
+
+  async setOverrides(patch: SessionPatch): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const s = await this.api.patch<SessionSummary>(chatPath.session(ws, sid), patch);
+      this.set({ overrides: { model: s.model_override, thinking: s.thinking_override }, sendError: undefined });
+    } catch (err) {
+      this.set({ sendError: err });
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,11 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import { useSession } from '../api/session';
+import { useResource, useSession } from '../api/session';
+import { listOf } from '../api/resources';
+import type { ModelInfo as CatalogModel, ModelsResponse } from '../../../backend/chat/branch-api.js';
+import { BranchContext, type BranchActions } from './branch-actions';
+import { chatPath } from './chat-types';
+import { ModelPicker } from './model-picker';
+import { SessionMenu } from './session-menu';
 import { useT } from '../i18n/i18n';
 import { ErrorBanner } from '../ui/controls';
 import { isCompaction, type StoredMessage, type Usage } from './chat-types';
@@ -35,6 +41,8 @@ export function ConversationView(props: {
   info: ModelInfo;
   jump: { messageId: string; nonce: number } | null;
   onTurnEnded(): void;
+  /** A fork was created: open it. */
+  onForked(sessionId: string): void;
 }) {
   const t = useT();
   const { api, socket } = useSession();
@@ -65,20 +73,50 @@ export function ConversationView(props: {
   const shown = useMemo(() => visible(state), [state]);
   const usage = state.live?.usage ?? lastUsage(shown);
   const live = state.live;
+  const modelData = useResource<ModelsResponse>(chatPath.models, ['providers', 'defaults']).data;
+  const models = useMemo(() => listOf<CatalogModel>(modelData, 'models'), [modelData]);
+  const effectiveModel = state.overrides.model ?? props.info.model;
+  const contextWindow = models.find((m) => m.id === effectiveModel)?.context_window ?? props.info.contextWindow;
+  const { onForked } = props;
+  const actions = useMemo<BranchActions>(
+    () => ({
+      busy: running || state.sending !== null,
+      editing: state.editing,
+      models,
+      edit: (id) => store.edit(id),
+      submitEdit: (message, text) => store.send(text, message.parent_id ?? null),
+      regenerate: (id, model) => void store.regenerate(id, model),
+      step: (id, delta) => void store.step(id, delta),
+      fork: (id) => void store.fork(id).then((sid) => sid && onForked(sid)),
+    }),
+    [running, state.sending, state.editing, models, store, onForked],
+  );
 
   return (
     <div className="conversation">
       <header className="conv-head">
         <h2 className="conv-title">{props.title}</h2>
+        <ModelPicker
+          models={models}
+          profileModel={props.info.model}
+          profileThinking={props.info.thinking}
+          override={state.overrides.model}
+          thinking={state.overrides.thinking}
+          disabled={running}
+          onModel={(model) => void store.setOverrides({ model })}
+          onThinking={(thinking) => void store.setOverrides({ thinking })}
+        />
+        <SessionMenu workspaceId={props.workspaceId} sessionId={props.sessionId} title={props.title} />
         <ContextGauge
           used={contextUsed(usage)}
-          window={props.info.contextWindow}
-          model={props.info.model}
+          window={contextWindow}
+          model={effectiveModel}
           threshold={props.info.compression.threshold_percent}
           compression={props.info.compression.enabled}
         />
       </header>
       <ErrorBanner error={state.loadError} />
+      <BranchContext.Provider value={actions}>
       {state.loading ? (
         <p className="muted conv-loading">{t('common.loading')}</p>
       ) : (
@@ -123,6 +161,7 @@ export function ConversationView(props: {
           {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
         </MessageList>
       )}
+      </BranchContext.Provider>
       <ErrorBanner error={state.sendError} />
       <Composer
         running={running}
@@ -130,6 +169,7 @@ export function ConversationView(props: {
         disabled={state.loading}
         autoFocus
         onSend={(text) => store.send(text)}
+        onEditLast={() => store.editLast()}
         onStop={() => void store.stop()}
       />
     </div>

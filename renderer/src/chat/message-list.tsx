@@ -1,6 +1,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
 import type { StoredMessage } from './chat-types';
+import { InlineEditor, ReplyActions, useEditing, UserActions } from './branch-actions';
 import { buildItems, textOf, type Item } from './reply-items';
 import { MarkdownView, ReplyView } from './reply-view';
 import { layoutRows, rowAt, visibleRange, type Layout } from './virtual-rows';
@@ -12,15 +13,12 @@ const Row = memo(function Row({ item }: { item: Item }) {
   const t = useT();
   switch (item.kind) {
     case 'user':
-      return (
-        <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
-          <div className="bubble">{textOf(item.message.blocks)}</div>
-        </article>
-      );
+      return <UserRow item={item} />;
     case 'reply':
       return (
         <article className="msg msg-assistant" data-ids={item.ids.join(' ')} aria-label={t('chat.assistant')} tabIndex={-1}>
           <ReplyView blocks={item.blocks} usage={item.usage} model={item.model} />
+          <ReplyActions first={item.messages[0]} last={item.messages[item.messages.length - 1]} />
         </article>
       );
     case 'compaction':
@@ -37,6 +35,17 @@ const Row = memo(function Row({ item }: { item: Item }) {
       );
   }
 });
+
+function UserRow({ item }: { item: Extract<Item, { kind: 'user' }> }) {
+  const t = useT();
+  const editing = useEditing(item.message.id);
+  return (
+    <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
+      {editing ? <InlineEditor message={item.message} /> : <div className="bubble">{textOf(item.message.blocks)}</div>}
+      {!editing && <UserActions message={item.message} />}
+    </article>
+  );
+}
 
 interface Viewport {
   top: number;

@@ -43,7 +43,10 @@ export function SessionList(props: {
                   onClick={() => props.onSelect(s.id)}
                 >
                   <span className="session-title">{name}</span>
-                  <span className="session-meta">{new Date(s.updated_at).toLocaleString()}</span>
+                  <span className="session-meta">
+                    {new Date(s.updated_at).toLocaleString()}
+                    {s.model && <span className="session-model"> · {s.model}</span>}
+                  </span>
                 </button>
                 <span className="session-actions">
                   <button
