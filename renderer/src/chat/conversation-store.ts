@@ -319,13 +319,21 @@ export class ConversationStore {
     return true;
   }
 
+  /** Shown at once (the picker follows the click), confirmed or undone by the backend's answer. */
   async setOverrides(patch: SessionPatch): Promise<void> {
     const { ws, sid } = this.paths;
+    const before = this.state.overrides;
+    this.set({
+      overrides: {
+        model: patch.model !== undefined ? patch.model : before.model,
+        thinking: patch.thinking !== undefined ? patch.thinking : before.thinking,
+      },
+    });
     try {
       const s = await this.api.patch<SessionSummary>(chatPath.session(ws, sid), patch);
       this.set({ overrides: { model: s.model_override, thinking: s.thinking_override }, sendError: undefined });
     } catch (err) {
-      this.set({ sendError: err });
+      this.set({ overrides: before, sendError: err });
     }
   }
 

@@ -43,10 +43,8 @@ export function SessionList(props: {
                   onClick={() => props.onSelect(s.id)}
                 >
                   <span className="session-title">{name}</span>
-                  <span className="session-meta">
-                    {new Date(s.updated_at).toLocaleString()}
-                    {s.model && <span className="session-model"> · {s.model}</span>}
-                  </span>
+                  <span className="session-meta">{new Date(s.updated_at).toLocaleString()}</span>
+                  {s.model && <span className="session-meta session-model">{s.model}</span>}
                 </button>
                 <span className="session-actions">
                   <button
