@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
+import { branchFigures } from './branch-bench.js';
 import { chatFigures } from './chat-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
@@ -29,6 +30,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
+  branches: () => branchFigures(),
 };
 
 function num(v: number | undefined): string {

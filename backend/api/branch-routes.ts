@@ -3,22 +3,34 @@ import { z } from 'zod';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { requireModel } from '../chat/model-catalog.js';
 import { forkSession } from '../chat/session-fork.js';
-import { checkSessionId, summary } from '../chat/session-store.js';
-import { buildTree, siblingInfo, siblingsOf } from '../chat/session-tree.js';
+import { branchPage, checkSessionId, summary } from '../chat/session-store.js';
+import { activeLeaf, buildTree, siblingInfo, siblingsOf } from '../chat/session-tree.js';
 import { publicMessage } from '../chat/chat-types.js';
 import type { ManagedStores } from '../config/managed-stores.js';
 import { parseBody } from '../config/schema-errors.js';
 import { ApiError } from '../http/errors.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
+const DEFAULT_PAGE = 50;
 const MODEL_REF = /^[^:\s]+:\S+$/;
-const messageId = (field: string) => z.string({ error: `${field} must be a message id` }).min(1, `${field} must not be empty`).max(200, `${field} is too long`);
+const messageId = (field: string) =>
+  z
+    .string({ error: `${field} must be a message id` })
+    .min(1, `${field} must not be empty`)
+    .max(200, `${field} is too long`);
 
 /** `PATCH …/sessions/:sid`: a title, and the per-session model and thinking overrides (null clears). */
 export const SessionPatchSchema = z
   .object({
-    title: z.string({ error: 'title must be a string' }).trim().min(1, 'title must not be empty').max(200, 'title must be at most 200 characters'),
-    model: z.string({ error: 'model must be "<providerId>:<modelId>" or null' }).regex(MODEL_REF, 'model must have the form <providerId>:<modelId>').nullable(),
+    title: z
+      .string({ error: 'title must be a string' })
+      .trim()
+      .min(1, 'title must not be empty')
+      .max(200, 'title must be at most 200 characters'),
+    model: z
+      .string({ error: 'model must be "<providerId>:<modelId>" or null' })
+      .regex(MODEL_REF, 'model must have the form <providerId>:<modelId>')
+      .nullable(),
     thinking: z
       .object(
         {
@@ -60,7 +72,11 @@ export function branchRoutes(stores: ManagedStores, engine: ChatEngine): Router 
     const { wid, sid } = await ids(req.params);
     const tree = buildTree((await sessions.readLog(wid, sid)).items);
     if (!tree.byId.has(req.params.mid)) throw new ApiError('not_found', `No message ${req.params.mid.slice(0, 80)} in this session.`);
-    const messages = siblingsOf(tree, req.params.mid).map((m) => ({ ...publicMessage(m), parent_id: m.parent_id ?? null, siblings: siblingInfo(tree, m.id) }));
+    const messages = siblingsOf(tree, req.params.mid).map((m) => ({
+      ...publicMessage(m),
+      parent_id: m.parent_id ?? null,
+      siblings: siblingInfo(tree, m.id),
+    }));
     res.json({ messages });
   });
   router.post(`${base}/messages/:mid/regenerate`, async (req, res) => {
@@ -73,14 +89,20 @@ export function branchRoutes(stores: ManagedStores, engine: ChatEngine): Router 
   router.put(`${base}/active`, async (req, res) => {
     const { wid, sid } = await ids(req.params);
     const { message_id } = parseBody(ActiveSchema, req.body);
-    if (engine.activeTurn(wid, sid)) throw new ApiError('turn_in_progress', 'A turn is running in this session; switch branches once it ends.');
+    if (engine.activeTurn(wid, sid))
+      throw new ApiError('turn_in_progress', 'A turn is running in this session; switch branches once it ends.');
     const tree = buildTree((await sessions.readLog(wid, sid)).items);
     if (!tree.byId.has(message_id))
-      throw new ApiError('validation_failed', `message_id must be the id of a message in this session (no ${message_id.slice(0, 80)}).`, { field: 'message_id' });
-    await sessions.update(wid, sid, (m) => {
+      throw new ApiError('validation_failed', `message_id must be the id of a message in this session (no ${message_id.slice(0, 80)}).`, {
+        field: 'message_id',
+      });
+    const meta = await sessions.update(wid, sid, (m) => {
       m.active_leaf = message_id;
     });
-    res.json(await engine.sessionView(wid, sid, undefined, undefined));
+    // The tree just read answers too (no turn runs, so it is the whole log): one read per switch.
+    const count = tree.byId.size;
+    const page = branchPage(tree, activeLeaf(tree, message_id), undefined, DEFAULT_PAGE);
+    res.json({ ...summary(meta), message_count: count, ...page, active_turn: null });
   });
   router.post(`${base}/fork`, async (req, res) => {
     const { wid, sid } = await ids(req.params);

@@ -51,7 +51,8 @@ export function transferRoutes(stores: ManagedStores, engine: ChatEngine): Route
     const sid = checkSessionId(req.params.sid);
     const meta = await sessions.require(wid, sid);
     const format = req.query.format ?? 'json';
-    if (format !== 'md' && format !== 'json') throw new ApiError('validation_failed', 'format must be "md" or "json".', { field: 'format' });
+    if (format !== 'md' && format !== 'json')
+      throw new ApiError('validation_failed', 'format must be "md" or "json".', { field: 'format' });
     const tree = buildTree((await sessions.readLog(wid, sid)).items);
     const name = `${sid}.${format}`;
     res.set('Content-Disposition', `attachment; filename="${name}"`);

@@ -91,7 +91,10 @@ export class ChatEngine {
       let parent: string | null;
       if (parentId === undefined) parent = activeLeaf(tree, meta.active_leaf);
       else if (parentId === null || tree.byId.has(parentId)) parent = parentId;
-      else throw new ApiError('validation_failed', `parent_id must be the id of a message in this session (no ${parentId.slice(0, 80)}).`, { field: 'parent_id' });
+      else
+        throw new ApiError('validation_failed', `parent_id must be the id of a message in this session (no ${parentId.slice(0, 80)}).`, {
+          field: 'parent_id',
+        });
       const message: StoredMessage = {
         id: newId('m'),
         role: 'user',
@@ -108,7 +111,12 @@ export class ChatEngine {
    * A new reply to the user message that `messageId` answers, beside the replies it already has
    * (DESIGN 7): nothing is stored twice, the older replies stay as siblings.
    */
-  async regenerate(workspaceId: string, sessionId: string, messageId: string, modelRef?: string): Promise<{ turn_id: string; message_id: string }> {
+  async regenerate(
+    workspaceId: string,
+    sessionId: string,
+    messageId: string,
+    modelRef?: string,
+  ): Promise<{ turn_id: string; message_id: string }> {
     return this.launch(workspaceId, sessionId, modelRef, async (_meta, tree) => {
       if (!tree.byId.has(messageId)) throw new ApiError('not_found', `No message ${messageId.slice(0, 80)} in this session.`);
       const user = userMessageOf(tree, messageId);

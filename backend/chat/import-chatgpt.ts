@@ -8,7 +8,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** Checks one conversation of `conversations.json`; the first problem is a 400 naming its path. */
 function check(conv: unknown, at: string): asserts conv is Json & { mapping: Record<string, Json> } {
   if (!isObject(conv)) throw new ImportError(at, `${at} must be an object (a conversation).`);
-  if (conv.title !== undefined && conv.title !== null && typeof conv.title !== 'string') throw new ImportError(`${at}.title`, `${at}.title must be a string.`);
+  if (conv.title !== undefined && conv.title !== null && typeof conv.title !== 'string')
+    throw new ImportError(`${at}.title`, `${at}.title must be a string.`);
   if (!isObject(conv.mapping)) throw new ImportError(`${at}.mapping`, `${at}.mapping must be an object of nodes.`);
   if (conv.current_node !== undefined && conv.current_node !== null && typeof conv.current_node !== 'string')
     throw new ImportError(`${at}.current_node`, `${at}.current_node must be a node id or null.`);
@@ -21,17 +22,20 @@ function check(conv: unknown, at: string): asserts conv is Json & { mapping: Rec
     if (node.children !== undefined) {
       if (!Array.isArray(node.children)) throw new ImportError(`${p}.children`, `${p}.children must be a list of node ids.`);
       node.children.forEach((c, j) => {
-        if (typeof c !== 'string' || !(c in mapping)) throw new ImportError(`${p}.children[${j}]`, `${p}.children[${j}] names no node in mapping.`);
+        if (typeof c !== 'string' || !(c in mapping))
+          throw new ImportError(`${p}.children[${j}]`, `${p}.children[${j}] names no node in mapping.`);
       });
     }
     const m = node.message;
     if (m === undefined || m === null) continue;
     const mp = `${p}.message`;
     if (!isObject(m)) throw new ImportError(mp, `${mp} must be an object or null.`);
-    if (!isObject(m.author) || typeof m.author.role !== 'string') throw new ImportError(`${mp}.author.role`, `${mp}.author.role must be a string.`);
+    if (!isObject(m.author) || typeof m.author.role !== 'string')
+      throw new ImportError(`${mp}.author.role`, `${mp}.author.role must be a string.`);
     if (!isObject(m.content) || typeof m.content.content_type !== 'string')
       throw new ImportError(`${mp}.content.content_type`, `${mp}.content.content_type must be a string.`);
-    if (m.content.content_type === 'text' && !Array.isArray(m.content.parts)) throw new ImportError(`${mp}.content.parts`, `${mp}.content.parts must be a list.`);
+    if (m.content.content_type === 'text' && !Array.isArray(m.content.parts))
+      throw new ImportError(`${mp}.content.parts`, `${mp}.content.parts must be a list.`);
   }
 }
 
@@ -126,7 +130,14 @@ export function convertChatGpt(conv: unknown, index: number): ImportedSession {
         const role = (m.author as Json).role as 'user' | 'assistant';
         const slug = isObject(m.metadata) && typeof m.metadata.model_slug === 'string' ? `chatgpt:${m.metadata.model_slug}` : undefined;
         const created = isoFromSeconds(m.create_time) ?? convCreated;
-        const message: StoredMessage = { id: ids.next(), role, created_at: created, parent_id: parent, blocks, ...(slug ? { model: slug } : {}) };
+        const message: StoredMessage = {
+          id: ids.next(),
+          role,
+          created_at: created,
+          parent_id: parent,
+          blocks,
+          ...(slug ? { model: slug } : {}),
+        };
         if (slug && role === 'assistant') model = slug;
         if (created > updated) updated = created;
         records.push({ t: 'message', m: message });

@@ -22,7 +22,12 @@ const BlockSchema = z.discriminatedUnion(
       tool: str('tool'),
       arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object' }),
     }),
-    z.object({ type: z.literal('tool_result'), call_id: str('call_id'), ok: z.boolean({ error: 'ok must be true or false' }), content: str('content') }),
+    z.object({
+      type: z.literal('tool_result'),
+      call_id: str('call_id'),
+      ok: z.boolean({ error: 'ok must be true or false' }),
+      content: str('content'),
+    }),
   ],
   { error: 'type must be text, thinking, tool_call or tool_result' },
 );
@@ -89,10 +94,15 @@ export function convertServiceExport(value: unknown): ImportedSession {
       records.push({ t: 'compaction', c: record });
       return;
     }
-    if (m.parent_id !== null && !seen.has(m.parent_id)) throw new ImportError(`${at}.parent_id`, `${at}.parent_id must name an earlier message.`);
+    if (m.parent_id !== null && !seen.has(m.parent_id))
+      throw new ImportError(`${at}.parent_id`, `${at}.parent_id must name an earlier message.`);
     seen.add(m.id);
     if (m.parent_id) hasChild.add(m.parent_id);
-    const message: StoredMessage = { ...m, blocks: m.blocks as Block[], usage: m.usage && { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, ...m.usage } };
+    const message: StoredMessage = {
+      ...m,
+      blocks: m.blocks as Block[],
+      usage: m.usage && { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, ...m.usage },
+    };
     if (message.usage === undefined) delete message.usage;
     if (m.model && m.role === 'assistant') model = m.model;
     records.push({ t: 'message', m: message });

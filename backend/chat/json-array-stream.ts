@@ -22,7 +22,7 @@ export class ArrayStreamError extends Error {
  * never sits in memory whole, only the conversation being read. Structural characters are ASCII
  * and never occur inside a multi-byte UTF-8 sequence, so scanning bytes is safe.
  */
-export async function* jsonArrayElements(file: string): AsyncGenerator<{ index: number; value: unknown }> {
+export async function* jsonArrayElements(file: string, chunkBytes = 1 << 20): AsyncGenerator<{ index: number; value: unknown }> {
   let state: 'start' | 'before' | 'in' | 'end' = 'start';
   let depth = 0;
   let inString = false;
@@ -32,13 +32,15 @@ export async function* jsonArrayElements(file: string): AsyncGenerator<{ index: 
   const finish = (): { index: number; value: unknown } => {
     const text = Buffer.concat(parts).toString('utf8');
     parts = [];
+    let value: unknown;
     try {
-      return { index: index++, value: JSON.parse(text) };
+      value = JSON.parse(text);
     } catch (err) {
       throw new ArrayStreamError(`[${index}]`, `[${index}] is not valid JSON: ${(err as Error).message}`);
     }
+    return { index: index++, value };
   };
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
     let from = -1;
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i];
@@ -83,5 +85,6 @@ export async function* jsonArrayElements(file: string): AsyncGenerator<{ index: 
     if (state === 'in') parts.push(Buffer.from(chunk.subarray(Math.max(0, from))));
   }
   // (cast: the checker loses track of `state` across the yields above)
-  if ((state as string) !== 'end') throw new ArrayStreamError((state as string) === 'start' ? '' : `[${index}]`, 'The file ends before the array does (truncated?).');
+  if ((state as string) !== 'end')
+    throw new ArrayStreamError((state as string) === 'start' ? '' : `[${index}]`, 'The file ends before the array does (truncated?).');
 }

@@ -38,7 +38,10 @@ export async function listModels(config: ConfigStore): Promise<ModelInfo[]> {
 /** A model a user picks must be listed and enabled: else 400 validation_failed naming `field`. */
 export async function requireModel(config: ConfigStore, ref: string, field = 'model'): Promise<ModelInfo> {
   const found = (await listModels(config)).find((m) => m.id === ref);
-  if (!found) throw new ApiError('validation_failed', `${field} must name a configured model <providerId>:<modelId> (no ${ref.slice(0, 120)}).`, { field });
+  if (!found)
+    throw new ApiError('validation_failed', `${field} must name a configured model <providerId>:<modelId> (no ${ref.slice(0, 120)}).`, {
+      field,
+    });
   if (!found.enabled) throw new ApiError('validation_failed', `${field} names ${ref}, whose provider is disabled.`, { field });
   return found;
 }

@@ -63,12 +63,19 @@ export class SessionBatch {
       for (const id of this.ready) {
         const target = this.store.dir(this.workspaceId, id);
         // Session ids are fresh; a clash would mean overwriting: refuse instead.
-        if (await fs.stat(target).then(() => true, () => false)) throw new Error(`session ${id} already exists`);
+        if (
+          await fs.stat(target).then(
+            () => true,
+            () => false,
+          )
+        )
+          throw new Error(`session ${id} already exists`);
         await fs.rename(path.join(this.staging, id), target);
         moved.push(id);
       }
     } catch (err) {
-      for (const id of moved.reverse()) await fs.rename(this.store.dir(this.workspaceId, id), path.join(this.staging, id)).catch(() => undefined);
+      for (const id of moved.reverse())
+        await fs.rename(this.store.dir(this.workspaceId, id), path.join(this.staging, id)).catch(() => undefined);
       await this.abort();
       throw err;
     }

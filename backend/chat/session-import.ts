@@ -7,6 +7,8 @@ import { ArrayStreamError, jsonArrayElements } from './json-array-stream.js';
 import { SessionBatch } from './session-batch.js';
 import type { SessionStore } from './session-store.js';
 
+const PARALLEL_WRITES = 16;
+
 /** Our own export is one session: read whole (it is bounded by what one session holds). */
 const MAX_SERVICE_EXPORT_BYTES = 256 * 1024 * 1024;
 
@@ -64,19 +66,31 @@ export async function importSessions(store: SessionStore, workspaceId: string, f
   const head = await firstByte(file);
   const result: ImportResponse = { format: head === 0x7b ? 'service-session' : 'chatgpt', sessions: [], skipped: [], dry_run: dryRun };
   const batch = dryRun ? null : await SessionBatch.begin(store, workspaceId);
+  // Sessions are written a few at a time: their fsyncs then share the file system's journal commits.
+  const writing = new Set<Promise<void>>();
   try {
     for await (const conv of conversations(file)) {
       if (conv.messageCount === 0) {
-        result.skipped.push({ title: conv.title, reason: `no user or assistant text${conv.notes.size ? ` (${describeNotes(conv.notes)})` : ''}` });
+        result.skipped.push({
+          title: conv.title,
+          reason: `no user or assistant text${conv.notes.size ? ` (${describeNotes(conv.notes)})` : ''}`,
+        });
         continue;
       }
       const meta = importedMeta(conv);
-      if (batch) await batch.add(meta, conv.records);
+      if (batch) {
+        const write: Promise<void> = batch.add(meta, conv.records).finally(() => writing.delete(write));
+        write.catch(() => undefined); // handled: awaited below, and a failure aborts the batch
+        writing.add(write);
+        if (writing.size >= PARALLEL_WRITES) await Promise.race(writing);
+      }
       result.sessions.push({ id: dryRun ? '' : meta.id, title: conv.title, message_count: conv.messageCount, branches: conv.branches });
       if (conv.notes.size) result.skipped.push({ title: conv.title, reason: `left out: ${describeNotes(conv.notes)}` });
     }
+    await Promise.all(writing);
     await batch?.commit();
   } catch (err) {
+    await Promise.allSettled(writing);
     await batch?.abort();
     throw err;
   }

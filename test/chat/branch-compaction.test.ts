@@ -48,7 +48,10 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       assert.match(onBranch[0][1], /SUMMARY-OF-ROUND-ONE/);
       assert.deepEqual(onBranch.slice(1), [['user', 'round 2 edited']]);
       const page = await rig.session(sid);
-      assert.ok(page.messages.some((m: any) => m.kind === 'compaction'), 'the record shows on the branch it applies to');
+      assert.ok(
+        page.messages.some((m: any) => m.kind === 'compaction'),
+        'the record shows on the branch it applies to',
+      );
 
       // Edit round 1: a branch without the through message gets no summary and no record.
       relay.clear();

@@ -123,6 +123,10 @@ describe('branch storage: legacy logs, failed turns, a SIGKILL during a regenera
     assert.deepEqual(texts(back), ['question one', 'First reply.', 'question two', 'Second reply.']);
     await rig.proc.stop();
     await rig.restart();
-    assert.deepEqual(texts(await rig.session(sid)), ['question one', 'First reply.', 'question two', 'Second reply.'], 'the chosen sibling survives a restart');
+    assert.deepEqual(
+      texts(await rig.session(sid)),
+      ['question one', 'First reply.', 'question two', 'Second reply.'],
+      'the chosen sibling survives a restart',
+    );
   });
 });

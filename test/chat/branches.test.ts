@@ -143,7 +143,11 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
         ['assistant', 'Alpha answer.'],
         ['user', 'gamma three'],
       ]);
-      assert.deepEqual(texts(await rig.session(sid)), ['alpha one', 'Alpha answer.', 'beta two', 'Beta answer.'], 'the source is untouched');
+      assert.deepEqual(
+        texts(await rig.session(sid)),
+        ['alpha one', 'Alpha answer.', 'beta two', 'Beta answer.'],
+        'the source is untouched',
+      );
       const bad = await rig.call('POST', `${rig.sessionsPath(sid)}/fork`, { message_id: 'm-nope' });
       assert.equal(bad.status, 400);
       assert.equal(bad.body.error.field, 'message_id');
@@ -156,7 +160,9 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       await rig.turn(sid, 'alpha one');
       const system = systemText(type, posts(relay).at(-1)!.json);
       assert.ok(!system.includes('You are a helpful assistant.'), 'system_prompt replaces the base prompt');
-      const order = ['You are Pip, a terse pirate.', 'This workspace is about sailing.', 'Always reply in English.'].map((t) => system.indexOf(t));
+      const order = ['You are Pip, a terse pirate.', 'This workspace is about sailing.', 'Always reply in English.'].map((t) =>
+        system.indexOf(t),
+      );
       assert.ok(order.every((i) => i >= 0) && order[0] < order[1] && order[1] < order[2], system);
       const tooLong = await rig.call('PUT', `/api/workspaces/${rig.workspaceId}`, { instructions: 'x'.repeat(32 * 1024 + 1) });
       assert.equal(tooLong.status, 400);

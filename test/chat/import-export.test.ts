@@ -33,7 +33,11 @@ describe('export and import', () => {
 
   const importPath = (dry = false) => `${rig.sessionsPath()}/import${dry ? '?dry_run=1' : ''}`;
   const upload = (raw: string, dry = false) =>
-    api(rig.proc.url, 'POST', importPath(dry), { credential: rig.credential, rawBody: raw, headers: { 'content-type': 'application/json' } });
+    api(rig.proc.url, 'POST', importPath(dry), {
+      credential: rig.credential,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
   const sessionIds = async () => ((await rig.ok('GET', rig.sessionsPath())).sessions as any[]).map((s) => s.id).sort();
   const sessionsDir = () => path.join(rig.proc.dataDir, 'workspaces', rig.workspaceId, 'sessions');
 
@@ -144,12 +148,33 @@ describe('export and import', () => {
     bad.push({ title: 'broken', mapping: { abc: { id: 'abc', parent: null, children: [], message: 'oops' } } });
     const cases: [string, string, string][] = [
       [JSON.stringify(bad), '[3].mapping.abc.message', 'a bad node after three good conversations'],
-      [JSON.stringify([{ title: 'x', mapping: { a: { parent: 'nowhere', children: [] } } }]), '[0].mapping.a.parent', 'a parent that is not there'],
-      [JSON.stringify([{ mapping: { a: { parent: 'b', children: [] }, b: { parent: 'a', children: [] } } }]), '[0].mapping.a.parent', 'a cycle'],
-      [JSON.stringify([{ title: 'x', mapping: { a: { parent: null, children: ['zz'] } } }]), '[0].mapping.a.children[0]', 'a child that is not there'],
+      [
+        JSON.stringify([{ title: 'x', mapping: { a: { parent: 'nowhere', children: [] } } }]),
+        '[0].mapping.a.parent',
+        'a parent that is not there',
+      ],
+      [
+        JSON.stringify([{ mapping: { a: { parent: 'b', children: [] }, b: { parent: 'a', children: [] } } }]),
+        '[0].mapping.a.parent',
+        'a cycle',
+      ],
+      [
+        JSON.stringify([{ title: 'x', mapping: { a: { parent: null, children: ['zz'] } } }]),
+        '[0].mapping.a.children[0]',
+        'a child that is not there',
+      ],
       [JSON.stringify(CONVERSATIONS).slice(0, 900), '[0]', 'a truncated file'],
       [JSON.stringify([1, 2]), '[0]', 'not conversations'],
-      [JSON.stringify({ format: 'service-session', version: 1, session: { title: 't' }, messages: [{ id: 'a', role: 'user', created_at: 'x', parent_id: 'b', blocks: [] }] }), 'messages[0].parent_id', 'our format, a parent that comes later'],
+      [
+        JSON.stringify({
+          format: 'service-session',
+          version: 1,
+          session: { title: 't' },
+          messages: [{ id: 'a', role: 'user', created_at: 'x', parent_id: 'b', blocks: [] }],
+        }),
+        'messages[0].parent_id',
+        'our format, a parent that comes later',
+      ],
       [JSON.stringify({ format: 'other' }), 'format', 'an unknown object'],
     ];
     for (const [raw, field, what] of cases) {

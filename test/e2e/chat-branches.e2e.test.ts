@@ -93,7 +93,11 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
     await idle();
     const switcher = lastReply().getByRole('group', { name: 'Alternative 2 of 2' });
     await switcher.waitFor();
-    assert.equal(await conversation().getByRole('article', { name: 'You' }).filter({ hasText: 'regen me' }).count(), 1, 'the question shows once');
+    assert.equal(
+      await conversation().getByRole('article', { name: 'You' }).filter({ hasText: 'regen me' }).count(),
+      1,
+      'the question shows once',
+    );
     await screenshot(page, 'branches-01-regenerated');
     await switcher.getByRole('button', { name: 'Previous alternative' }).click();
     await lastReply().getByText('Original reply.').waitFor();
@@ -132,7 +136,10 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
     const groups = await picker.locator('optgroup').evaluateAll((els) => els.map((e) => e.getAttribute('label')));
     assert.deepEqual(groups, ['Mock']);
     const options = await picker.locator('option').allInnerTexts();
-    assert.ok(options.some((o) => o.startsWith('Mock Two') && o.includes('200k') && o.includes('thinking')), options.join(' | '));
+    assert.ok(
+      options.some((o) => o.startsWith('Mock Two') && o.includes('200k') && o.includes('thinking')),
+      options.join(' | '),
+    );
     await picker.selectOption('mock:m2');
     const thinking = page.getByRole('checkbox', { name: 'Thinking' });
     await thinking.check();
@@ -141,7 +148,9 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
     assert.equal(session.model_override, 'mock:m2');
     assert.deepEqual(session.thinking_override, { enabled: true });
     await send('another one', 'Something else.');
-    await lastReply().getByText(/mock:m2/).waitFor();
+    await lastReply()
+      .getByText(/mock:m2/)
+      .waitFor();
     await page.locator('.session-model', { hasText: 'mock:m2' }).first().waitFor();
     await screenshot(page, 'branches-03-model-picker');
     await page.reload();
@@ -155,7 +164,10 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
     const md = readFileSync(file!, 'utf8');
     assert.match(md, /^# regen me|^# first question/);
     assert.match(md, /## You\n\nfirst question/);
-    assert.ok(md.includes('Regenerated reply.') && !md.includes('Original reply.') && !md.includes('edited question'), 'the shown branch only');
+    assert.ok(
+      md.includes('Regenerated reply.') && !md.includes('Original reply.') && !md.includes('edited question'),
+      'the shown branch only',
+    );
 
     const before = (await call('GET', `/api/workspaces/${workspaceId}/sessions`)).sessions.length;
     await conversation().getByRole('article', { name: 'Assistant' }).first().getByRole('button', { name: 'Fork' }).click();

@@ -12,7 +12,13 @@ import {
 } from './chat-types';
 import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
 import { idOf, lastReplyId, lastUserId, lastUserText, mergeNewest, upTo } from './session-pages';
-import type { RegenerateResponse, SendMessageRequest, SessionPatch, SiblingsResponse, ThinkingOverride } from '../../../backend/chat/branch-api.js';
+import type {
+  RegenerateResponse,
+  SendMessageRequest,
+  SessionPatch,
+  SiblingsResponse,
+  ThinkingOverride,
+} from '../../../backend/chat/branch-api.js';
 
 export const FIRST_PAGE = 50;
 // The API allows pages of up to 500: older history arrives in few round trips.

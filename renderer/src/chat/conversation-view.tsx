@@ -117,50 +117,50 @@ export function ConversationView(props: {
       </header>
       <ErrorBanner error={state.loadError} />
       <BranchContext.Provider value={actions}>
-      {state.loading ? (
-        <p className="muted conv-loading">{t('common.loading')}</p>
-      ) : (
-        <MessageList
-          messages={shown}
-          hasMore={state.hasMore}
-          loadingOlder={state.loadingOlder}
-          onLoadOlder={() => void store.loadOlder()}
-          highlight={state.highlight}
-          onHighlightShown={() => store.clearHighlight()}
-          liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
-          pinKey={state.sending ?? live?.turnId}
-        >
-          {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
-          {state.sending !== null && !live?.userMessageId && (
-            <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
-              <div className="bubble">{state.sending}</div>
-            </article>
-          )}
-          {live && (
-            <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
-              {live.compaction && (
-                <p className="turn-note">
-                  {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
-                </p>
-              )}
-              <ReplyView
-                blocks={live.blocks}
-                usage={live.usage}
-                model={live.model}
-                live={live.status === 'running'}
-                waiting={live.waiting}
-                onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
-              />
-            </article>
-          )}
-          {state.cutShort && !live && (
-            <p className="turn-note" role="status">
-              {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
-            </p>
-          )}
-          {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
-        </MessageList>
-      )}
+        {state.loading ? (
+          <p className="muted conv-loading">{t('common.loading')}</p>
+        ) : (
+          <MessageList
+            messages={shown}
+            hasMore={state.hasMore}
+            loadingOlder={state.loadingOlder}
+            onLoadOlder={() => void store.loadOlder()}
+            highlight={state.highlight}
+            onHighlightShown={() => store.clearHighlight()}
+            liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
+            pinKey={state.sending ?? live?.turnId}
+          >
+            {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
+            {state.sending !== null && !live?.userMessageId && (
+              <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
+                <div className="bubble">{state.sending}</div>
+              </article>
+            )}
+            {live && (
+              <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
+                {live.compaction && (
+                  <p className="turn-note">
+                    {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
+                  </p>
+                )}
+                <ReplyView
+                  blocks={live.blocks}
+                  usage={live.usage}
+                  model={live.model}
+                  live={live.status === 'running'}
+                  waiting={live.waiting}
+                  onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
+                />
+              </article>
+            )}
+            {state.cutShort && !live && (
+              <p className="turn-note" role="status">
+                {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
+              </p>
+            )}
+            {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
+          </MessageList>
+        )}
       </BranchContext.Provider>
       <ErrorBanner error={state.sendError} />
       <Composer

@@ -33,7 +33,11 @@ function upload(api: ApiClient, path: string, file: File, onProgress: (fraction:
   });
 }
 
-type Stage = { kind: 'pick' } | { kind: 'busy'; what: 'preview' | 'import'; progress: number } | { kind: 'preview'; result: ImportResponse } | { kind: 'done'; result: ImportResponse };
+type Stage =
+  | { kind: 'pick' }
+  | { kind: 'busy'; what: 'preview' | 'import'; progress: number }
+  | { kind: 'preview'; result: ImportResponse }
+  | { kind: 'done'; result: ImportResponse };
 
 /** Import chats: pick a file (our JSON export or ChatGPT's conversations.json), see what it holds, then import. */
 export function ImportDialog(props: { workspaceId: string; open: boolean; onClose(): void; onImported(firstId: string | null): void }) {
@@ -129,7 +133,9 @@ export function ImportDialog(props: { workspaceId: string; open: boolean; onClos
                 </tbody>
               </table>
             )}
-            {result.sessions.length > SHOWN_ROWS && <p className="small muted">{t('chat.importMore', { count: n(result.sessions.length - SHOWN_ROWS) })}</p>}
+            {result.sessions.length > SHOWN_ROWS && (
+              <p className="small muted">{t('chat.importMore', { count: n(result.sessions.length - SHOWN_ROWS) })}</p>
+            )}
             {result.skipped.length > 0 && (
               <details open={result.skipped.length <= 5}>
                 <summary>{t('chat.importSkipped', { count: n(result.skipped.length) })}</summary>

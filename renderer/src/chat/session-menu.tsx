@@ -26,7 +26,8 @@ function download(name: string, text: string, mime: string): void {
 
 /** File names keep letters of any script; only characters no file system takes go. */
 export function fileName(title: string, ext: string): string {
-  const base = title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim().slice(0, 80) || 'chat';
+  const clean = [...title].map((ch) => (ch < ' ' || '\\/:*?"<>|'.includes(ch) ? ' ' : ch)).join('');
+  const base = clean.replace(/\s+/g, ' ').trim().slice(0, 80) || 'chat';
   return `${base}.${ext}`;
 }
 

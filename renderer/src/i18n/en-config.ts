@@ -160,9 +160,11 @@ export const enConfig = {
   'skills.editNamed': 'Edit {name}',
   'skills.deleteNamed': 'Delete {name}',
   'skills.deleteTitle': 'Delete skill',
-  'profiles.systemPrompt': "System prompt",
-  'profiles.systemPromptHint': "Replaces the built-in “You are a helpful assistant.” when set (at most 32 KiB). Workspace instructions, the language line and the skill list follow it.",
-  'workspaces.instructions': "Instructions",
-  'workspaces.instructionsHint': "Added to the system prompt of every chat in this workspace, after the profile’s system prompt (at most 32 KiB).",
-  'workspaces.editTitle': "Edit workspace",
+  'profiles.systemPrompt': 'System prompt',
+  'profiles.systemPromptHint':
+    'Replaces the built-in “You are a helpful assistant.” when set (at most 32 KiB). Workspace instructions, the language line and the skill list follow it.',
+  'workspaces.instructions': 'Instructions',
+  'workspaces.instructionsHint':
+    'Added to the system prompt of every chat in this workspace, after the profile’s system prompt (at most 32 KiB).',
+  'workspaces.editTitle': 'Edit workspace',
 } as const;

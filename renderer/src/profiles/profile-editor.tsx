@@ -90,7 +90,8 @@ export function ProfileEditor(props: {
     };
     if (!editing && !/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/.test(x.id))
       bad.id = x.id ? t('profiles.idHint') : t('mgmt.required', { field: t('profiles.id') });
-    if (new TextEncoder().encode(x.system_prompt).length > 32 * 1024) bad.system_prompt = t('mgmt.tooLong32k', { field: t('profiles.systemPrompt') });
+    if (new TextEncoder().encode(x.system_prompt).length > 32 * 1024)
+      bad.system_prompt = t('mgmt.tooLong32k', { field: t('profiles.systemPrompt') });
     positive('timeout_seconds', x.timeout_seconds, t('profiles.timeout'));
     positive('thinking.budget', x.thinking.budget, t('profiles.thinkingBudget'));
     positive('cache.cache_threshold', x.cache.cache_threshold, t('profiles.cacheThreshold'));
