@@ -9,17 +9,16 @@ import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js'
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
 import { McpManager } from './mcp/mcp-manager.js';
-import { McpToolProvider } from './mcp/mcp-tool-provider.js';
+import { McpToolSource } from './mcp/mcp-tool-source.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
-import { createManagedStores, type ManagedStores } from './config/managed-stores.js';
+import { createManagedStores, type ManagedStores } from './service-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
 import { ChatEngine } from './chat/chat-engine.js';
-import type { ToolProvider } from './chat/tool-provider.js';
 import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
@@ -37,6 +36,9 @@ import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
 import { createSwapApp } from './swap/swap-app.js';
 import { VERSION } from './version.js';
+import { SkillToolSource } from './skills/skill-tools.js';
+import { combineToolSources } from './tools/combined-tools.js';
+import type { ToolSource } from './tools/tool-source.js';
 import { WsHub } from './ws/ws-hub.js';
 
 export interface ServiceOptions {
@@ -53,7 +55,7 @@ export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
-  tools?: ToolProvider;
+  tools?: ToolSource;
 }
 
 export interface Service {
@@ -70,7 +72,7 @@ export interface Service {
   /** Running tool servers (started on first use). */
   mcp: McpManager;
   /** Tool servers and skills as the chat turn loop uses them. */
-  tools: ToolProvider;
+  tools: ToolSource;
   /** Sessions and turns. */
   chat: ChatEngine;
   options: ServiceOptions;
@@ -178,14 +180,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
     startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
   });
-  const tools: ToolProvider =
+  // Skills first: their catalog leads the system prompt and `activate_skill` the tool list.
+  const tools: ToolSource =
     options.tools ??
-    new McpToolProvider({
-      manager: mcp,
-      store: stores.mcp,
-      skills: stores.skills,
-      onConfigChanged: (scope) => ws.configChanged('mcp', scope),
-    });
+    combineToolSources(
+      new SkillToolSource(stores.skills),
+      new McpToolSource({ manager: mcp, store: stores.mcp, onConfigChanged: (scope) => ws.configChanged('mcp', scope) }),
+    );
   app.use(mcpStatusRoutes(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });

@@ -6,8 +6,9 @@ import { forkSession } from '../chat/session-fork.js';
 import { branchPage, checkSessionId, summary } from '../chat/session-store.js';
 import { activeLeaf, buildTree, siblingInfo, siblingsOf } from '../chat/session-tree.js';
 import { publicMessage } from '../chat/chat-types.js';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { ConfigStore } from '../config/config-store.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
@@ -56,7 +57,7 @@ const ActiveSchema = z.object({ message_id: messageId('message_id') });
 const ForkSchema = z.object({ message_id: messageId('message_id') });
 
 /** Branches of a session (DESIGN 7): siblings, regenerate, the shown branch, fork. */
-export function branchRoutes(stores: ManagedStores, engine: ChatEngine): Router {
+export function branchRoutes(stores: { workspaces: WorkspaceStore; config: ConfigStore }, engine: ChatEngine): Router {
   const router = Router();
   const { sessions } = engine;
   const ids = async (params: Record<string, string>) => {

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
 import { searchSessions } from '../chat/session-search.js';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { ConfigStore } from '../config/config-store.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { requireModel } from '../chat/model-catalog.js';
 import { ApiError } from '../http/errors.js';
 import { SessionPatchSchema } from './branch-routes.js';
@@ -41,7 +42,7 @@ function pageLimit(raw: unknown): number {
 }
 
 /** Sessions, turns and search (DESIGN 6, HTTP). */
-export function chatRoutes(stores: ManagedStores, engine: ChatEngine): Router {
+export function chatRoutes(stores: { workspaces: WorkspaceStore; config: ConfigStore }, engine: ChatEngine): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {

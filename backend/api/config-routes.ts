@@ -2,8 +2,8 @@ import { Router } from 'express';
 import type { ConfigStore } from '../config/config-store.js';
 import type { ConfigWriter } from '../config/config-writer.js';
 import { checkProvider } from '../config/provider-check.js';
-import { DefaultsInputSchema, ProviderInputSchema, ProviderTestSchema, type ProviderInput } from '../config/provider-schema.js';
-import { parseBody } from '../config/schema-errors.js';
+import { DefaultsInputSchema, ProviderInputSchema, ProviderTestSchema, type ProviderInput } from '../config/config-api.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import type { WsHub } from '../ws/ws-hub.js';
 

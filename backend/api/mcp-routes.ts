@@ -1,10 +1,13 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { DataPaths } from '../data/data-dir.js';
+import type { McpEntryStore } from '../mcp/mcp-entry-store.js';
+import type { McpStore } from '../mcp/mcp-store.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import type { McpScope } from '../mcp/mcp-entry-store.js';
-import { McpFileSchema } from '../mcp/mcp-schema.js';
+import { McpFileSchema } from '../mcp/mcp-api.js';
 import type { WsHub } from '../ws/ws-hub.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
@@ -25,7 +28,10 @@ const createOnly = (req: Request) => req.get('if-none-match')?.trim() === '*';
  * name is taken), PUT …/servers/:name replaces (or, with `If-None-Match: *`, creates only), DELETE
  * removes; every replaced or removed entry is kept in trash/.
  */
-export function mcpRoutes(stores: ManagedStores, ws: WsHub): Router {
+export function mcpRoutes(
+  stores: { mcp: McpStore; mcpEntries: McpEntryStore; paths: DataPaths; workspaces: WorkspaceStore },
+  ws: WsHub,
+): Router {
   const router = Router();
   const { mcp, mcpEntries, paths } = stores;
   const scopeOf = async (rawId: string | undefined): Promise<McpScope> => {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { ManagedStores } from '../config/managed-stores.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { ApiError } from '../http/errors.js';
 import type { McpManager } from '../mcp/mcp-manager.js';
 import { checkWorkspaceId } from './workspace-routes.js';
@@ -9,7 +9,7 @@ import { checkWorkspaceId } from './workspace-routes.js';
  * with the workspace's, plus `cli`), each with its state, tools and the failure in words. Without
  * `workspace`: the global servers. Reading the status never starts a server.
  */
-export function mcpStatusRoutes(stores: ManagedStores, manager: McpManager): Router {
+export function mcpStatusRoutes(stores: { workspaces: WorkspaceStore }, manager: McpManager): Router {
   const router = Router();
   router.get('/api/mcp/status', async (req, res) => {
     const raw = req.query.workspace;

@@ -1,9 +1,18 @@
 import { Router } from 'express';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { isSafeName, parseBody } from '../config/schema-errors.js';
+import type { ConfigStore } from '../config/config-store.js';
+import type { ProfileStore } from '../profiles/profile-store.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { isSafeName } from '../data/safe-name.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
-import { ProfileInputSchema, type Profile } from '../profiles/profile-schema.js';
+import { ProfileInputSchema, type Profile } from '../profiles/profile-api.js';
 import type { WsHub } from '../ws/ws-hub.js';
+
+interface ProfileRouteStores {
+  config: ConfigStore;
+  profiles: ProfileStore;
+  workspaces: WorkspaceStore;
+}
 
 export function checkProfileId(id: unknown): string {
   if (typeof id !== 'string' || !isSafeName(id)) {
@@ -15,7 +24,7 @@ export function checkProfileId(id: unknown): string {
 }
 
 /** Cross-resource rules: the model must exist, and thinking needs a model that supports it. */
-async function checkModel(stores: ManagedStores, profile: Profile): Promise<void> {
+async function checkModel(stores: ProfileRouteStores, profile: Profile): Promise<void> {
   const { config } = stores;
   await config.refresh();
   const ref = profile.model ?? config.effectiveDefault();
@@ -37,7 +46,7 @@ async function checkModel(stores: ManagedStores, profile: Profile): Promise<void
 }
 
 /** profiles/<id>.yaml through the API: list, get, create (POST), create-or-replace (PUT), delete. */
-export function profileRoutes(stores: ManagedStores, ws: WsHub): Router {
+export function profileRoutes(stores: ProfileRouteStores, ws: WsHub): Router {
   const router = Router();
   const write = async (id: string, body: unknown, mode: 'create' | 'upsert') => {
     const profile = parseBody(ProfileInputSchema, body);

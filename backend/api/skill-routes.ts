@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody, validationError } from '../config/schema-errors.js';
+import type { SkillStore } from '../skills/skill-store.js';
+import { parseBody, validationError } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
-import { SkillInputSchema, SkillNameSchema } from '../skills/skill-schema.js';
+import { SkillInputSchema, SkillNameSchema } from '../skills/skill-api.js';
 import type { WsHub } from '../ws/ws-hub.js';
 
 const SkillCreateSchema = SkillInputSchema.extend({ name: z.string({ error: 'name is required' }) });
@@ -16,7 +16,7 @@ function checkName(name: string): string {
 }
 
 /** skills/<name>/SKILL.md: list, get, create, put (create or replace; the old text to trash), delete (to trash). */
-export function skillRoutes(stores: ManagedStores, ws: WsHub): Router {
+export function skillRoutes(stores: { skills: SkillStore }, ws: WsHub): Router {
   const router = Router();
   router.get('/api/skills', async (_req, res) => {
     res.json({ skills: await stores.skills.list() });

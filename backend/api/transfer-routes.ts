@@ -10,7 +10,7 @@ import { exportJson, exportMarkdown } from '../chat/session-export.js';
 import { importSessions } from '../chat/session-import.js';
 import { checkSessionId } from '../chat/session-store.js';
 import { buildTree } from '../chat/session-tree.js';
-import type { ManagedStores } from '../config/managed-stores.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { TEMP_PREFIX } from '../data/atomic-write.js';
 import { ApiError } from '../http/errors.js';
 import { checkWorkspaceId } from './workspace-routes.js';
@@ -37,7 +37,7 @@ async function receive(req: Request, file: string): Promise<void> {
 }
 
 /** Export of a session (Markdown or JSON) and import of sessions (DESIGN 7, Export and import). */
-export function transferRoutes(stores: ManagedStores, engine: ChatEngine): Router {
+export function transferRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatEngine): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {

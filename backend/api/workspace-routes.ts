@@ -1,8 +1,9 @@
 import { Router } from 'express';
-import type { ManagedStores } from '../config/managed-stores.js';
-import { parseBody } from '../config/schema-errors.js';
+import type { ProfileStore } from '../profiles/profile-store.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
-import { WorkspaceCreateSchema, WorkspaceUpdateSchema } from '../workspaces/workspace-schema.js';
+import { WorkspaceCreateSchema, WorkspaceUpdateSchema } from '../workspaces/workspace-api.js';
 import type { WsHub } from '../ws/ws-hub.js';
 
 const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -17,14 +18,19 @@ export function checkWorkspaceId(id: string): string {
   return id;
 }
 
-async function checkProfile(stores: ManagedStores, profileId: string | null | undefined): Promise<void> {
+interface WorkspaceRouteStores {
+  profiles: ProfileStore;
+  workspaces: WorkspaceStore;
+}
+
+async function checkProfile(stores: WorkspaceRouteStores, profileId: string | null | undefined): Promise<void> {
   if (profileId && !(await stores.profiles.exists(profileId))) {
     throw new ApiError('validation_failed', `profile_id must name an existing profile (no ${profileId}).`, { field: 'profile_id' });
   }
 }
 
 /** workspaces.json + workspaces/<id>/: list, create (id generated), get, rename/bind, delete to trash. */
-export function workspaceRoutes(stores: ManagedStores, ws: WsHub): Router {
+export function workspaceRoutes(stores: WorkspaceRouteStores, ws: WsHub): Router {
   const router = Router();
   router.get('/api/workspaces', async (_req, res) => {
     res.json(await stores.workspaces.list());

@@ -1,10 +1,18 @@
 // The chat HTTP and WebSocket contract as types (DESIGN 6), for clients: the renderer imports
 // these type-only instead of redeclaring them.
+import { z } from 'zod';
 import type { Usage } from '../llm/llm-types.js';
 import type { MessageView, PublicBlock, SessionSummary, TurnFrame, TurnFrameBody } from './chat-types.js';
-import type { SearchHit } from './session-search.js';
 
-export type { MessageView, PublicBlock, SearchHit, SessionSummary, TurnFrame, TurnFrameBody, Usage };
+export type { MessageView, PublicBlock, SessionSummary, TurnFrame, TurnFrameBody, Usage };
+
+/** One hit of GET /api/search. */
+export interface SearchHit {
+  workspace_id: string;
+  session_id: string;
+  message_id: string;
+  snippet: string;
+}
 
 /** GET /api/workspaces/:id/sessions */
 export interface SessionListResponse {
@@ -41,12 +49,16 @@ export interface SearchResponse {
   hits: SearchHit[];
 }
 
-/** Client → server over /ws. */
-export interface ResumeMessage {
-  type: 'resume';
-  turn_id: string;
-  after_seq: number;
-}
+/**
+ * Client → server over /ws: the frames of a turn after `after_seq` that this connection missed.
+ * A missing or malformed field reads as "" / 0 (the server then answers that there is no such turn).
+ */
+export const ResumeMessageSchema = z.object({
+  type: z.literal('resume'),
+  turn_id: z.string().catch(''),
+  after_seq: z.number().catch(0),
+});
+export type ResumeMessage = z.output<typeof ResumeMessageSchema>;
 
 /** `turn.failed` codes. */
 export type TurnFailureCode = Extract<TurnFrame, { type: 'turn.failed' }>['error']['code'];

@@ -1,14 +1,13 @@
-import type { ManagedStores } from '../config/managed-stores.js';
+import type { DataPaths } from '../data/data-dir.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
-import type { WsHub } from '../ws/ws-hub.js';
 import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
 import { newId, type SessionMeta, type StoredMessage } from './chat-types.js';
-import { resolveModel } from './model-resolver.js';
+import { resolveModel, type ModelStores } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
 import { DEFAULT_TITLE, SessionStore, summary } from './session-store.js';
-import { noTools, type ToolProvider } from './tool-provider.js';
-import { TurnChannel, TurnRegistry } from './turn-channel.js';
+import { noTools, type ToolSource } from '../tools/tool-source.js';
+import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
 import { runTurn } from './turn-runner.js';
 import { activeLeaf, buildTree, userMessageOf, type SessionTree } from './session-tree.js';
 
@@ -28,9 +27,9 @@ export class ChatEngine {
   readonly sessions: SessionStore;
   private readonly active = new Map<string, ActiveTurn>();
   private readonly registry = new TurnRegistry();
-  private readonly tools: ToolProvider;
+  private readonly tools: ToolSource;
 
-  constructor(private readonly deps: { stores: ManagedStores; ws: WsHub; logger: Logger; tools?: ToolProvider }) {
+  constructor(private readonly deps: { stores: ModelStores & { paths: DataPaths }; ws: FrameHub; logger: Logger; tools?: ToolSource }) {
     this.sessions = new SessionStore(deps.stores.paths);
     this.tools = deps.tools ?? noTools;
     this.registry.attach(deps.ws);

@@ -2,9 +2,26 @@ import { type LlmRequest, type ProtocolAdapter, type Usage } from '../llm/llm-ty
 import { callProvider } from '../llm/provider-call.js';
 import { newId, type CompactionRecord, type StoredMessage } from './chat-types.js';
 import { buildConversation, estimateTokens } from './conversation.js';
-import type { TurnContext } from './turn-runner.js';
+import type { Logger } from '../log/logger.js';
+import type { ResolvedModel } from './model-resolver.js';
+import type { LogAppender } from './session-log.js';
+import type { SessionStore } from './session-store.js';
+import type { TurnChannel } from './turn-channel.js';
 
 type Item = StoredMessage | CompactionRecord;
+
+/** What a compaction needs of the turn it runs in. */
+export interface CompactionTurn {
+  workspaceId: string;
+  sessionId: string;
+  model: ResolvedModel;
+  sessions: Pick<SessionStore, 'get' | 'update'>;
+  appender: Pick<LogAppender, 'append'>;
+  channel: Pick<TurnChannel, 'emit'>;
+  logger: Pick<Logger, 'info'>;
+  signal: AbortSignal;
+  deadline: number;
+}
 
 const SUMMARY_SYSTEM =
   'You write the summary of a conversation so that it can continue without the original messages. ' +
@@ -41,7 +58,7 @@ function liveStart(items: Item[]): number {
  * window) stay verbatim; rounds start at user messages, so a tool call never loses its result.
  */
 export async function maybeCompact(
-  ctx: TurnContext,
+  ctx: CompactionTurn,
   adapter: ProtocolAdapter,
   items: Item[],
 ): Promise<{ record: CompactionRecord; usage: Usage } | null> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldPath } from '../config/schema-errors.js';
+import { fieldPath } from '../http/validation.js';
 import type { Block } from '../llm/llm-types.js';
 import type { CompactionRecord, LogRecord, StoredMessage } from './chat-types.js';
 import { ImportError, type ImportedSession } from './import-kit.js';

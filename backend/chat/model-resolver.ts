@@ -1,13 +1,22 @@
-import type { ManagedStores } from '../config/managed-stores.js';
-import type { ModelEntry } from '../config/provider-schema.js';
+import type { ConfigStore } from '../config/config-store.js';
+import type { ModelEntry } from '../config/config-api.js';
 import { ApiError } from '../http/errors.js';
 import type { Endpoint, Protocol } from '../llm/llm-types.js';
-import { ProfileSchema, type Profile } from '../profiles/profile-schema.js';
+import { ProfileSchema, type Profile } from '../profiles/profile-api.js';
+import type { ProfileStore } from '../profiles/profile-store.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import type { ThinkingOverride } from './chat-types.js';
 
 /** Context window assumed for a model entry without one. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 const DEFAULT_MAX_TOKENS = 8192;
+
+/** The stores a model resolves from: the workspace's profile, then config.yaml. */
+export interface ModelStores {
+  config: ConfigStore;
+  profiles: ProfileStore;
+  workspaces: WorkspaceStore;
+}
 
 export interface ResolvedModel {
   /** `<providerId>:<modelId>` */
@@ -37,7 +46,7 @@ export interface ModelOverrides {
  * The workspace's profile decides the model and how a turn runs (DESIGN 6, "How a profile runs a
  * turn"); a session override comes first (DESIGN 7).
  */
-export async function resolveModel(stores: ManagedStores, workspaceId: string, overrides: ModelOverrides = {}): Promise<ResolvedModel> {
+export async function resolveModel(stores: ModelStores, workspaceId: string, overrides: ModelOverrides = {}): Promise<ResolvedModel> {
   // A model the user picked that no longer resolves is their request's fault, not the profile's.
   const noModel = (message: string, field?: string) =>
     overrides.model && field === 'model'

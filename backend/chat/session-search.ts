@@ -1,12 +1,6 @@
-import type { ManagedStores } from '../config/managed-stores.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import type { SearchHit } from './chat-api.js';
 import type { SessionStore } from './session-store.js';
-
-export interface SearchHit {
-  workspace_id: string;
-  session_id: string;
-  message_id: string;
-  snippet: string;
-}
 
 const MAX_HITS = 100;
 const CONTEXT = 40;
@@ -18,7 +12,7 @@ function snippet(text: string, at: number, length: number): string {
 }
 
 /** Case-insensitive full-text search over the text of every session of every workspace, newest sessions first. */
-export async function searchSessions(stores: ManagedStores, sessions: SessionStore, q: string): Promise<SearchHit[]> {
+export async function searchSessions(stores: { workspaces: WorkspaceStore }, sessions: SessionStore, q: string): Promise<SearchHit[]> {
   const needle = q.toLowerCase();
   const hits: SearchHit[] = [];
   const { workspaces } = await stores.workspaces.list();

@@ -5,7 +5,7 @@ import type { DataPaths } from '../data/data-dir.js';
 import { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
-import { moveToTrash } from '../workspaces/workspace-store.js';
+import { moveToTrash } from '../data/trash.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
 import { readLog, type SessionLog } from './session-log.js';
 import { activeLeaf, branchItems, buildTree, siblingInfo, type SessionTree } from './session-tree.js';
@@ -136,8 +136,7 @@ export class SessionStore {
 
   async delete(workspaceId: string, sessionId: string): Promise<string | null> {
     await this.require(workspaceId, sessionId);
-    const trashed = await moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
-    return trashed ? path.relative(this.paths.root, trashed) : null;
+    return moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
   }
 
   readLog(workspaceId: string, sessionId: string, maxBytes?: number): Promise<SessionLog> {

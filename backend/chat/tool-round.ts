@@ -1,10 +1,25 @@
 import { INVALID_ARGS } from '../llm/adapter-kit.js';
 import { ProviderError, type Block } from '../llm/llm-types.js';
 import { scrub } from '../llm/provider-call.js';
-import type { ToolCallOutcome, ToolSpec } from './tool-provider.js';
-import type { TurnContext } from './turn-runner.js';
+import type { ToolCallOutcome, ToolSource, ToolSpec } from '../tools/tool-source.js';
+import type { Logger } from '../log/logger.js';
+import type { ApprovalBox } from './approvals.js';
+import type { ResolvedModel } from './model-resolver.js';
+import type { TurnChannel } from './turn-channel.js';
 
 type ToolCall = Extract<Block, { type: 'tool_call' }>;
+
+/** What a model↔tool round needs of the turn it runs in. */
+export interface ToolRoundTurn {
+  workspaceId: string;
+  /** The provider's key is scrubbed from tool results. */
+  model: Pick<ResolvedModel, 'endpoint'>;
+  tools: ToolSource;
+  approvals: Pick<ApprovalBox, 'wait'>;
+  channel: Pick<TurnChannel, 'emit'>;
+  logger: Pick<Logger, 'error'>;
+  signal: AbortSignal;
+}
 
 /** DESIGN 6: a tool result is cut to 100 KB (the provider cuts; this guards against one that does not). */
 export const MAX_RESULT_BYTES = 100 * 1024;
@@ -19,11 +34,11 @@ function capResult(text: string): string {
 }
 
 /** Tool-provider failures outside a call (starting servers, listing) end the turn as tool_error. */
-export async function toolStep<T>(ctx: TurnContext, what: string, step: () => Promise<T>): Promise<T> {
+export async function toolStep<T>(signal: AbortSignal, what: string, step: () => Promise<T>): Promise<T> {
   try {
-    return await untilAborted(step(), ctx.signal);
+    return await untilAborted(step(), signal);
   } catch (err) {
-    if (ctx.signal.aborted || err instanceof ProviderError) throw err;
+    if (signal.aborted || err instanceof ProviderError) throw err;
     throw new ProviderError('tool_error', `The tools failed while ${what}: ${(err as Error)?.message ?? String(err)}`);
   }
 }
@@ -52,7 +67,7 @@ export function withSpec(b: ToolCall, specs: ToolSpec[]): Block {
 }
 
 /** One model↔tool round: each call announced, approved where needed, run, its result announced. */
-export async function runTools(ctx: TurnContext, calls: ToolCall[], specs: ToolSpec[]): Promise<Block[]> {
+export async function runTools(ctx: ToolRoundTurn, calls: ToolCall[], specs: ToolSpec[]): Promise<Block[]> {
   const results: Block[] = [];
   for (const call of calls) {
     const spec = specs.find((s) => s.name === call.name);
@@ -79,7 +94,7 @@ export async function runTools(ctx: TurnContext, calls: ToolCall[], specs: ToolS
   return results;
 }
 
-async function runOne(ctx: TurnContext, call: ToolCall, spec: ToolSpec | undefined, needsApproval: boolean): Promise<ToolCallOutcome> {
+async function runOne(ctx: ToolRoundTurn, call: ToolCall, spec: ToolSpec | undefined, needsApproval: boolean): Promise<ToolCallOutcome> {
   if (!spec) return { ok: false, content: `There is no tool named ${call.name ?? call.tool}.`, errorCode: 'tool_error' };
   const invalid = call.arguments[INVALID_ARGS];
   if (typeof invalid === 'string') return { ok: false, content: `The call was not run: ${invalid}`, errorCode: 'tool_error' };

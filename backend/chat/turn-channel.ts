@@ -1,5 +1,18 @@
-import type { WsConnection, WsHub } from '../ws/ws-hub.js';
+import type { ResumeMessage } from './chat-api.js';
 import type { TurnFrameBody } from './chat-types.js';
+
+/** What turn frames need of one WebSocket client (the hub in ws/ provides it; chat sits below it). */
+export interface FrameClient {
+  send(data: string): void;
+  /** Per-connection state the chat keeps (first live seq per turn). */
+  state: Map<string, unknown>;
+}
+
+/** What turn frames need of the WebSocket hub: send to every client, hear `resume`. */
+export interface FrameHub {
+  sendEach(render: (conn: FrameClient) => string | undefined): void;
+  onMessageType(type: 'resume', handler: (conn: FrameClient, msg: ResumeMessage) => void): void;
+}
 
 const LIVE_FROM = 'chat.liveFrom';
 /** Finished turns stay resumable this long (a page reload, a laptop waking up). */
@@ -9,7 +22,7 @@ const MAX_FINISHED = 200;
 const MAX_FINISHED_BYTES = 32 * 1024 * 1024;
 
 /** First seq each connection received live, per turn: a resume replays only what came before it. */
-function liveFrom(conn: WsConnection): Map<string, number> {
+function liveFrom(conn: FrameClient): Map<string, number> {
   let map = conn.state.get(LIVE_FROM) as Map<string, number> | undefined;
   if (!map) {
     map = new Map();
@@ -27,7 +40,7 @@ export class TurnChannel {
 
   constructor(
     readonly ids: { workspace_id: string; session_id: string; turn_id: string },
-    private readonly ws: WsHub,
+    private readonly ws: FrameHub,
   ) {}
 
   get lastSeq(): number {
@@ -51,7 +64,7 @@ export class TurnChannel {
   }
 
   /** Frames after `afterSeq` this connection has not received live. */
-  replay(conn: WsConnection, afterSeq: number): void {
+  replay(conn: FrameClient, afterSeq: number): void {
     const until = liveFrom(conn).get(this.ids.turn_id) ?? this.frames.length + 1;
     for (let seq = Math.max(1, afterSeq + 1); seq < until && seq <= this.frames.length; seq++) conn.send(this.frames[seq - 1]);
   }
@@ -89,10 +102,10 @@ export class TurnRegistry {
   }
 
   /** `{"type":"resume","turn_id","after_seq"}` from a client. */
-  attach(ws: WsHub): void {
+  attach(ws: FrameHub): void {
     ws.onMessageType('resume', (conn, msg) => {
-      const turnId = typeof msg.turn_id === 'string' ? msg.turn_id : '';
-      const afterSeq = typeof msg.after_seq === 'number' && Number.isFinite(msg.after_seq) ? msg.after_seq : 0;
+      const turnId = msg.turn_id;
+      const afterSeq = msg.after_seq;
       const channel = this.channels.get(turnId);
       if (!channel) {
         conn.send(JSON.stringify({ type: 'error', message: `no turn ${turnId.slice(0, 80)} to resume; reload the session` }));

@@ -19,11 +19,13 @@ import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
 import { branchItems, buildTree } from './session-tree.js';
-import type { ToolProvider } from './tool-provider.js';
+import type { ToolSource } from '../tools/tool-source.js';
 import { runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
+
+/** One turn's inputs; compaction and each tool round take the parts they need. */
 export interface TurnContext {
   workspaceId: string;
   sessionId: string;
@@ -34,7 +36,7 @@ export interface TurnContext {
   channel: TurnChannel;
   appender: LogAppender;
   sessions: SessionStore;
-  tools: ToolProvider;
+  tools: ToolSource;
   approvals: ApprovalBox;
   logger: Logger;
   signal: AbortSignal;
@@ -92,8 +94,10 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const specs = model.offerTools ? await toolStep(ctx, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
-    const catalog = await toolStep(ctx, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
+    const specs = model.offerTools
+      ? await toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal))
+      : [];
+    const catalog = await toolStep(ctx.signal, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
     const system = systemPrompt(model, catalog);
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;

@@ -1,22 +1,22 @@
 import { promises as fs } from 'node:fs';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { Logger } from '../log/logger.js';
+import type { FileProblem } from '../data/data-api.js';
 import { envOverrides, envPrefix, maskKey } from './env-overrides.js';
 import {
   DefaultsSchema,
   ProviderSchema,
-  type ConfigProblem,
   type Defaults,
   type MaskedProvider,
   type ProviderEntry,
   type ProvidersResponse,
-} from './provider-schema.js';
+} from './config-api.js';
 
 export interface ConfigSnapshot {
   providers: ProviderEntry[];
   defaults: Defaults;
   /** Problems found while reading: syntax errors (file unwritable) and invalid entries. */
-  problems: ConfigProblem[];
+  problems: FileProblem[];
   /** True when the YAML itself failed to parse: the file must not be written until fixed. */
   broken: boolean;
   document: Document | null;
@@ -168,7 +168,7 @@ export function parseConfig(file: string, text: string): ConfigSnapshot {
       document: null,
     };
   }
-  const problems: ConfigProblem[] = [];
+  const problems: FileProblem[] = [];
   const nodeLine = (path: (string | number)[]) => {
     const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
     return lineOf(node?.range?.[0]);

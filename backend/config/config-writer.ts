@@ -4,22 +4,9 @@ import type { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
 import { parseConfig, type ConfigSnapshot, type ConfigStore } from './config-store.js';
 import { envOverrides, maskKey } from './env-overrides.js';
-import { assignNode, ensureTopLevel } from './yaml-edit.js';
-import {
-  PROVIDER_KEYS,
-  type ConfigProblem,
-  type Defaults,
-  type MaskedProvider,
-  type ModelEntry,
-  type ProviderInput,
-} from './provider-schema.js';
-
-/** The 409 for a file that failed to parse: it names the place and the reason, and is never overwritten. */
-export function configInvalid(problems: ConfigProblem[]): ApiError {
-  const p = problems[0];
-  const where = p ? `${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}` : 'unknown parse error';
-  return new ApiError('config_invalid', `${where}. Fix the file by hand; the API will not overwrite it until then.`);
-}
+import { configInvalid } from '../data/document-file.js';
+import { assignNode, ensureTopLevel } from '../data/yaml-edit.js';
+import { PROVIDER_KEYS, type Defaults, type MaskedProvider, type ModelEntry, type ProviderInput } from './config-api.js';
 
 /**
  * The write side of config.yaml. Every change re-reads the file inside the file's queue slot

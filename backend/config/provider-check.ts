@@ -1,4 +1,4 @@
-import type { ModelEntry, ProviderCheckError, ProviderCheckResult, ProviderEntry } from './provider-schema.js';
+import type { ModelEntry, ProviderCheckError, ProviderCheckResult, ProviderEntry } from './config-api.js';
 
 /** The version header the Claude messages API requires on every request. */
 export const ANTHROPIC_VERSION = '2023-06-01';

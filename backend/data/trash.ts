@@ -20,3 +20,19 @@ export async function keepInTrash(paths: DataPaths, label: string, files: Record
   for (const [name, content] of Object.entries(files)) await writeFileAtomic(path.join(dir, name), content, { mode: 0o600 });
   return path.relative(paths.root, dir);
 }
+
+/**
+ * Moves a folder into `trash/` inside the data directory instead of destroying it. Returns the new
+ * place, relative to the data directory, or null when the folder was already gone.
+ */
+export async function moveToTrash(paths: DataPaths, source: string, label: string): Promise<string | null> {
+  await fs.mkdir(paths.trashDir, { recursive: true, mode: 0o700 });
+  const target = path.join(paths.trashDir, trashEntryName(label));
+  try {
+    await fs.rename(source, target);
+    return path.relative(paths.root, target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}

@@ -1,39 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-
-/** The one catalog of error codes: HTTP status and default message per code. */
-export const ERROR_CATALOG = {
-  bad_request: { status: 400, message: 'The request is invalid.' },
-  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
-  validation_failed: { status: 400, message: 'A field has an invalid value.' },
-  missing_credential_field: { status: 400, message: 'Send pairing_code or bootstrap_secret.' },
-  no_route: { status: 400, message: 'No supported pool connects these tokens.' },
-  no_model: { status: 400, message: 'No model resolves for this workspace.' },
-  unauthorized: { status: 401, message: 'A valid credential is required.' },
-  invalid_pairing: { status: 401, message: 'The pairing code or bootstrap secret is invalid or expired.' },
-  forbidden_host: { status: 403, message: 'The Host header is not allowed.' },
-  forbidden_origin: { status: 403, message: 'The Origin is not allowed.' },
-  not_found: { status: 404, message: 'Not found.' },
-  method_not_allowed: { status: 405, message: 'Method not allowed.' },
-  already_paired: { status: 409, message: 'The backend is already paired.' },
-  conflict: { status: 409, message: 'The request conflicts with the current state.' },
-  already_exists: { status: 409, message: 'An item with that name already exists.' },
-  config_invalid: { status: 409, message: 'The file failed to parse; fix it by hand first.' },
-  turn_in_progress: { status: 409, message: 'A turn is already running in this session.' },
-  payload_too_large: { status: 413, message: 'The request body is too large.' },
-  unsupported_media_type: { status: 415, message: 'Request bodies must be JSON (Content-Type: application/json).' },
-  too_many_requests: { status: 429, message: 'Too many failed attempts; wait before trying again.' },
-  internal_error: { status: 500, message: 'Internal error.' },
-  config_missing: { status: 500, message: 'A required setting is missing.' },
-  upstream_error: { status: 500, message: 'The upstream service failed.' },
-  storage_error: { status: 500, message: 'The data directory could not be written.' },
-  upstream_unavailable: { status: 502, message: 'The upstream service could not be reached.' },
-} as const satisfies Record<string, { status: number; message: string }>;
-
-export type ErrorCode = keyof typeof ERROR_CATALOG;
-
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; field?: string };
-}
+import { ERROR_CATALOG, type ErrorBody, type ErrorCode } from './errors-api.js';
 
 /** A typed error that the error middleware renders as the envelope. */
 export class ApiError extends Error {

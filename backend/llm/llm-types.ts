@@ -1,5 +1,3 @@
-import type { ToolSpec } from '../chat/tool-provider.js';
-
 /** Token counts as the chat API reports them (DESIGN 6, `turn.usage`). */
 export interface Usage {
   input: number;
@@ -39,12 +37,21 @@ export interface ConvMessage {
 
 export type Protocol = 'compat' | 'native' | 'responsemode';
 
+/** A tool as a provider request declares it (each adapter writes it in its protocol's shape). */
+export interface ToolDefinition {
+  /** Model-facing name: `[A-Za-z0-9_-]`, at most 64, unique within the request. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: Record<string, unknown>;
+}
+
 /** Everything an adapter needs to build one provider request. */
 export interface LlmRequest {
   model: string;
   system: string;
   messages: ConvMessage[];
-  tools: ToolSpec[];
+  tools: ToolDefinition[];
   maxTokens: number;
   /** Thinking budget in tokens when thinking is on. */
   thinkingBudget?: number;

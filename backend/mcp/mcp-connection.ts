@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ToolCallOutcome } from '../chat/tool-provider.js';
+import type { ToolCallOutcome } from '../tools/tool-source.js';
 import { VERSION } from '../version.js';
 import { describeExit, describeRemoteError, ToolServerError } from './mcp-errors.js';
 import { loadClient, loadSse, loadStreamableHttp, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT } from './mcp-sdk.js';

@@ -1,11 +1,10 @@
-import { configInvalid } from '../config/config-writer.js';
-import { readJsonFile, writeJsonFile } from '../config/json-file.js';
-import { validationError } from '../config/schema-errors.js';
+import { configInvalid, readJsonFile, writeJsonFile } from '../data/document-file.js';
+import { validationError } from '../http/validation.js';
 import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
 import { keepInTrash } from '../data/trash.js';
 import { ApiError } from '../http/errors.js';
-import { McpFileSchema, type McpFile } from './mcp-schema.js';
+import { McpFileSchema, type McpFile } from './mcp-api.js';
 import { CLI_SERVER_NAME } from './mcp-store.js';
 
 type Raw = Record<string, unknown>;

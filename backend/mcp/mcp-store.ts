@@ -1,9 +1,8 @@
 import type { SerialQueue } from '../data/serial-queue.js';
-import { configInvalid } from '../config/config-writer.js';
-import { readJsonFile, writeJsonFile } from '../config/json-file.js';
-import { fieldPath } from '../config/schema-errors.js';
+import { configInvalid, readJsonFile, writeJsonFile } from '../data/document-file.js';
+import { fieldPath } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
-import { McpFileSchema, type McpFile, type McpServer, type McpView } from './mcp-schema.js';
+import { McpFileSchema, type McpFile, type McpServer, type McpView } from './mcp-api.js';
 
 export const CLI_SERVER_NAME = 'cli';
 

@@ -1,5 +1,5 @@
 import type { DataPaths } from '../data/data-dir.js';
-import { REMOTE_TYPES, RemoteServerSchema, StdioServerSchema } from './mcp-schema.js';
+import { REMOTE_TYPES, RemoteServerSchema, StdioServerSchema } from './mcp-api.js';
 import type { McpStore } from './mcp-store.js';
 
 export type ServerSource = 'global' | 'workspace' | 'cli';

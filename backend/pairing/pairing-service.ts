@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
+import type { ClaimInput, PairingStatus } from './pairing-api.js';
 import { digestEquals, newCredential, newPairingCode, sha256Hex } from './secrets.js';
 import { SerialQueue } from '../data/serial-queue.js';
 import { loadPairingFile, PairingFileError, savePairingFile, type PairingFile } from './pairing-store.js';
@@ -21,22 +22,6 @@ export interface PairingOptions {
   now?: () => number;
   codeTtlMs?: number;
   failureWindowMs?: number;
-}
-
-export interface PairingStatus {
-  bound: boolean;
-  pairing_required: boolean;
-  pairing_expires_at: string | null;
-  display_name: string | null;
-  bootstrap_mode: 'local' | 'managed';
-  /** Identifies this backend across addresses and ports (clients key their credential by it). */
-  node_id: string;
-}
-
-export interface ClaimInput {
-  pairing_code?: string;
-  bootstrap_secret?: string;
-  display_name?: string;
 }
 
 type Listener = (event: 'paired' | 'unpaired' | 'rotated') => void;

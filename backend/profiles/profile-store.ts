@@ -3,10 +3,11 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { readIfExists, TEMP_PREFIX, writeFileAtomic } from '../data/atomic-write.js';
 import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
-import { configInvalid } from '../config/config-writer.js';
-import { assignNode } from '../config/yaml-edit.js';
+import type { FileProblem } from '../data/data-api.js';
+import { configInvalid } from '../data/document-file.js';
+import { assignNode } from '../data/yaml-edit.js';
 import { ApiError } from '../http/errors.js';
-import { PROFILE_KEYS, ProfileSchema, type FileProblem, type Profile, type ProfileView } from './profile-schema.js';
+import { PROFILE_KEYS, ProfileSchema, type Profile, type ProfileView } from './profile-api.js';
 
 interface ParsedProfile {
   doc: Document | null;

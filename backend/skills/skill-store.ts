@@ -5,9 +5,8 @@ import { readIfExists, writeFileAtomic } from '../data/atomic-write.js';
 import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
-import { keepInTrash } from '../data/trash.js';
-import { moveToTrash } from '../workspaces/workspace-store.js';
-import { FrontMatterSchema, SKILL_NAME, type FrontMatter, type SkillDocument, type SkillSummary } from './skill-schema.js';
+import { keepInTrash, moveToTrash } from '../data/trash.js';
+import { FrontMatterSchema, SKILL_NAME, type FrontMatter, type SkillDocument, type SkillSummary } from './skill-api.js';
 
 const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 

@@ -1,5 +1,5 @@
-import type { ToolCallOutcome, ToolSpec } from '../chat/tool-provider.js';
-import type { SkillSummary } from './skill-schema.js';
+import type { ToolCallOutcome, ToolSource, ToolSpec } from '../tools/tool-source.js';
+import type { SkillSummary } from './skill-api.js';
 import type { SkillStore } from './skill-store.js';
 
 /** The built-in tool that loads a skill's body into the conversation. */
@@ -68,4 +68,25 @@ export async function activateSkill(store: SkillStore, args: Record<string, unkn
     content: `<skill name="${name}">\nThe skill "${name}" is loaded. Follow these instructions:\n\n${body}\n</skill>`,
     keepOnCompaction: true,
   };
+}
+
+/** The built-in skill loader as a tool source: the catalog in the system prompt, `activate_skill` to load one. */
+export class SkillToolSource implements ToolSource {
+  constructor(private readonly store: SkillStore) {}
+
+  async list(): Promise<ToolSpec[]> {
+    const spec = activateSkillSpec(await this.store.list());
+    return spec ? [spec] : [];
+  }
+
+  async systemPrompt(): Promise<string> {
+    return skillCatalog(await this.store.list());
+  }
+
+  call(_workspaceId: string, _spec: ToolSpec, args: Record<string, unknown>): Promise<ToolCallOutcome> {
+    return activateSkill(this.store, args);
+  }
+
+  /** Loading a skill never asks for approval: nothing to remember. */
+  async remember(): Promise<void> {}
 }

@@ -4,39 +4,11 @@ import { encodeSwap, planFromRoute } from './calldata.js';
 import { pickSource, type SourceRegistry } from './liquidity-source.js';
 import { gasModelFrom, wrapGas } from './onchain/gas-model.js';
 import type { GasSimulator } from './onchain/gas-simulation.js';
-import {
-  minAmountOut,
-  routeInfo,
-  routeProblem,
-  swapTypeOf,
-  txValue,
-  type FoundRoute,
-  type RouteInfo,
-  type SwapType,
-} from './route-model.js';
+import { minAmountOut, routeInfo, routeProblem, swapTypeOf, txValue, type FoundRoute } from './route-model.js';
 import type { RouteRequest } from './route-request.js';
+import type { RouteResponse } from './swap-api.js';
 import { enabledSources, loadChainSettings, requireSetting, type ChainSettings, type ResolvedSource } from './swap-settings.js';
 import { wrapDirection, wrapQuote, type WrapDirection } from './wrap.js';
-
-/** Spec 2.3: amounts as decimal strings, USD values as numbers or null. */
-export interface RouteResponse {
-  tokenIn: string;
-  tokenOut: string;
-  amountIn: string;
-  amountOut: string;
-  minAmountOut: string;
-  gas: string;
-  gasPrice: string;
-  gasUsd: number | null;
-  amountInUsd: number | null;
-  amountOutUsd: number | null;
-  aggregatorAddress: string;
-  executorAddress: string;
-  executorData: string;
-  value: string;
-  swapType: SwapType;
-  routeInfo: RouteInfo;
-}
 
 /** Pure: a found route plus the request and settings -> the response with its calldata. */
 export function buildResponse(req: RouteRequest, found: FoundRoute, settings: ChainSettings, sources: ResolvedSource[]): RouteResponse {

@@ -1,12 +1,11 @@
-import { isNative, type SourceName } from './route-request.js';
+import { isNative } from './route-request.js';
+import type { GasSource, PoolKind, RouteInfo, SourceName, SwapType } from './swap-api.js';
 
 /**
  * The route model: plain data, produced by a liquidity source and consumed by the calldata encoder
  * and the response. A route is a set of parallel paths; a path is a sequence of hops; a hop is ONE
  * pool of one source. Hop tokens are ERC-20 addresses (the wrapped token stands in for native).
  */
-export type PoolKind = 'v2' | 'v3' | 'v4';
-
 /** A V4 hop's pool key as the V4 adapter reads it from moreInfo (address(0) = native). */
 export interface V4HopKey {
   /** Currencies as the pool holds them: the zero address for native, else the token. */
@@ -46,9 +45,6 @@ export interface Route {
   paths: RoutePath[];
 }
 
-/** How `gas` was found: the exact calldata simulated on the node, or the per-hop model. */
-export type GasSource = 'simulation' | 'model';
-
 /** What a source knows besides the route: gas, prices, where it came from. */
 export interface RouteMeta {
   source: 'onchain' | 'aggregator';
@@ -71,8 +67,6 @@ export interface FoundRoute {
   route: Route;
   meta: RouteMeta;
 }
-
-export type SwapType = 'simple' | 'batch' | 'multihop' | 'parallel_multihop';
 
 /** DESIGN 5: the swap type follows from the route's shape. */
 export function swapTypeOf(route: Route): SwapType {
@@ -122,26 +116,6 @@ export function routeProblem(route: Route, wrapped: string): string | undefined 
   if (inSum !== route.amountIn) return `the paths spend ${inSum}, not the input amount ${route.amountIn}`;
   if (outSum !== route.amountOut) return `the paths return ${outSum}, not the route's output ${route.amountOut}`;
   return undefined;
-}
-
-export interface RouteInfoHop {
-  /** The source, or `wrap` for native ↔ wrapped native. */
-  dex: SourceName | 'wrap';
-  version: PoolKind | 'wrap';
-  /** Pool address; for V4 the PoolId (32 bytes); for a wrap the wrapped-native token. */
-  pool: string;
-  tokenIn: string;
-  tokenOut: string;
-  amountIn: string;
-  amountOut: string;
-  fee: number | null;
-}
-
-export interface RouteInfo {
-  source: 'onchain' | 'aggregator';
-  blockNumber?: number;
-  gasSource: GasSource;
-  paths: { amountIn: string; amountOut: string; hops: RouteInfoHop[] }[];
 }
 
 /** DESIGN 5 `routeInfo`, amounts as decimal strings. */

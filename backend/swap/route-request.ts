@@ -1,6 +1,7 @@
 import { checksum } from './checksum.js';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
+import { SOURCE_NAMES, type SourceName } from './swap-api.js';
 
 /** The native coin's placeholder address (not the zero address), as the router expects it. */
 export const NATIVE_TOKEN = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
@@ -8,10 +9,6 @@ export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export const CHAINS = ['bsc', 'ethereum'] as const;
 export type ChainName = (typeof CHAINS)[number];
-
-/** The four DEX sources of spec 2.2. */
-export const SOURCE_NAMES = ['swapa', 'swapav3', 'swapb', 'swapb-v3'] as const;
-export type SourceName = (typeof SOURCE_NAMES)[number];
 
 export const DEFAULT_SLIPPAGE_BPS = 50;
 export const MAX_SLIPPAGE_BPS = 5000;

@@ -2,7 +2,8 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { readIfExists } from '../data/atomic-write.js';
 import { ApiError } from '../http/errors.js';
-import { SOURCE_NAMES, type ChainName, type SourceName } from './route-request.js';
+import type { ChainName } from './route-request.js';
+import { SOURCE_NAMES, type SourceName } from './swap-api.js';
 
 const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address (40 hex digits)');
 

@@ -1,27 +1,11 @@
 import { loadChainSettings } from '../swap/swap-settings.js';
+import type { KnownToken, TokenList, TokenRole } from './tokens-api.js';
 
 /** The native coin's placeholder address (DESIGN 5). */
 export const NATIVE_ADDRESS = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 const NATIVE_SYMBOL: Record<string, string> = { bsc: 'BNB', ethereum: 'ETH' };
 const SYMBOL_CALL = '0x95d89b41'; // symbol()
 const DECIMALS_CALL = '0x313ce567'; // decimals()
-
-export type TokenRole = 'native' | 'wrapped_native' | 'connector' | 'usd' | 'asked';
-
-export interface KnownToken {
-  address: string;
-  /** From the token contract; null when the node did not say. */
-  symbol: string | null;
-  decimals: number | null;
-  roles: TokenRole[];
-}
-
-export interface TokenList {
-  chain: string;
-  tokens: KnownToken[];
-  /** Why symbols or decimals are missing (node unreachable, …), else null. */
-  error: string | null;
-}
 
 /** `symbol()` answers an ABI string, or a bytes32 on some old tokens. */
 export function decodeSymbol(hex: string | undefined): string | null {

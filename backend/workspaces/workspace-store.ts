@@ -1,34 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
-import { configInvalid } from '../config/config-writer.js';
-import { readJsonFile, writeJsonFile } from '../config/json-file.js';
+import type { FileProblem } from '../data/data-api.js';
+import { configInvalid, readJsonFile, writeJsonFile } from '../data/document-file.js';
+import { moveToTrash } from '../data/trash.js';
 import { ApiError } from '../http/errors.js';
-import type { FileProblem } from '../profiles/profile-schema.js';
 import {
   WorkspaceIndexSchema,
   type WorkspaceCreate,
   type WorkspaceEntry,
   type WorkspaceIndex,
   type WorkspaceUpdate,
-} from './workspace-schema.js';
+} from './workspace-api.js';
 
 type IndexRead = { index: WorkspaceIndex; problem: null } | { index: WorkspaceIndex; problem: FileProblem };
-
-/** Moves a folder into `trash/` inside the data directory instead of destroying it. */
-export async function moveToTrash(paths: DataPaths, source: string, label: string): Promise<string | null> {
-  await fs.mkdir(paths.trashDir, { recursive: true, mode: 0o700 });
-  const target = path.join(paths.trashDir, `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(2).toString('hex')}`);
-  try {
-    await fs.rename(source, target);
-    return target;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-}
 
 /** The workspace list (workspaces.json) and each workspace's folder and workspace.json. */
 export class WorkspaceStore {
@@ -119,8 +105,7 @@ export class WorkspaceStore {
       const at = index.workspaces.findIndex((w) => w.id === id);
       if (at < 0) throw new ApiError('not_found', `No workspace with id ${id}.`);
       index.workspaces.splice(at, 1);
-      const trashed = await moveToTrash(this.paths, this.paths.workspaceDir(id), `workspace-${id}`);
-      return trashed ? path.relative(this.paths.root, trashed) : null;
+      return moveToTrash(this.paths, this.paths.workspaceDir(id), `workspace-${id}`);
     });
   }
 }

@@ -6,15 +6,7 @@ import { checkHostAndOrigin, type OriginPolicy } from '../http/guards.js';
 import type { ApiError } from '../http/errors.js';
 import type { Logger, LogEntry } from '../log/logger.js';
 import type { PairingService } from '../pairing/pairing-service.js';
-
-export type ServerMessage =
-  | { type: 'hello'; node_id: string; version: string }
-  | { type: 'config.changed'; resource: ConfigResource; id: string | null }
-  | { type: 'log'; seq: number; time: string; stream: string; line: string }
-  | { type: 'pong' }
-  | { type: 'error'; message: string };
-
-export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills';
+import { ClientMessageSchema, type ClientMessage, type ConfigResource, type ServerMessage } from './ws-api.js';
 
 interface Client {
   socket: WebSocket;
@@ -30,7 +22,12 @@ export interface WsConnection {
   state: Map<string, unknown>;
 }
 
-export type WsMessageHandler = (conn: WsConnection, msg: Record<string, unknown>) => void;
+/** Client messages another area answers (chat `resume`); the hub itself answers the rest. */
+type HandledMessage = Exclude<ClientMessage, { type: 'ping' | 'subscribe' | 'unsubscribe' }>;
+export type WsMessageHandler<T extends HandledMessage['type'] = HandledMessage['type']> = (
+  conn: WsConnection,
+  msg: Extract<HandledMessage, { type: T }>,
+) => void;
 
 const KEEPALIVE_MS = 30_000;
 const CLOSE_CREDENTIAL_REVOKED = 4001;
@@ -99,24 +96,30 @@ export class WsHub {
   }
 
   private onMessage(client: Client, text: string | null): void {
-    let msg: { type?: unknown; topics?: unknown };
+    let raw: unknown;
     try {
-      msg = JSON.parse(text ?? '') as typeof msg;
+      raw = JSON.parse(text ?? '');
     } catch {
       return this.send(client, { type: 'error', message: 'messages must be JSON objects' });
     }
-    if (msg?.type === 'ping') return this.send(client, { type: 'pong' });
-    if (msg?.type === 'subscribe' && Array.isArray(msg.topics)) {
-      for (const t of msg.topics) if (t === 'log') client.topics.add(t);
-      return;
+    const parsed = ClientMessageSchema.safeParse(raw);
+    if (!parsed.success) return this.send(client, { type: 'error', message: 'unknown message type' });
+    const msg = parsed.data;
+    switch (msg.type) {
+      case 'ping':
+        return this.send(client, { type: 'pong' });
+      case 'subscribe':
+        for (const t of msg.topics) if (t === 'log') client.topics.add(t);
+        return;
+      case 'unsubscribe':
+        for (const t of msg.topics) client.topics.delete(String(t));
+        return;
+      default: {
+        const handler = this.handlers.get(msg.type);
+        if (handler) return handler(this.connection(client), msg);
+        this.send(client, { type: 'error', message: 'unknown message type' });
+      }
     }
-    if (msg?.type === 'unsubscribe' && Array.isArray(msg.topics)) {
-      for (const t of msg.topics) client.topics.delete(String(t));
-      return;
-    }
-    const handler = typeof msg?.type === 'string' ? this.handlers.get(msg.type) : undefined;
-    if (handler) return handler(this.connection(client), msg as Record<string, unknown>);
-    this.send(client, { type: 'error', message: 'unknown message type' });
   }
 
   private connection(client: Client): WsConnection {
@@ -124,8 +127,9 @@ export class WsHub {
   }
 
   /** Registers a client message type (e.g. chat `resume`). */
-  onMessageType(type: string, handler: WsMessageHandler): void {
-    this.handlers.set(type, handler);
+  onMessageType<T extends HandledMessage['type']>(type: T, handler: WsMessageHandler<T>): void {
+    // Dispatch matches the type, so the handler gets its own variant.
+    this.handlers.set(type, handler as unknown as WsMessageHandler);
   }
 
   /** Sends to every authenticated client what `render` returns for it (undefined skips it). */

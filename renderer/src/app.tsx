@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { PairingStatus } from '../../backend/pairing/pairing-service.js';
+import type { PairingStatus } from '../../backend/pairing/pairing-api.js';
 import { ApiFailure, createApiClient, joinUrl, requestJson } from './api/client';
 import { clearCredential, initialBackendUrl, readCredential, rememberBackendUrl, storeCredential } from './api/connection-store';
 import { ReadySession } from './api/ready-session';

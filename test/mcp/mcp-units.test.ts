@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { describe, test } from 'node:test';
 import { McpConnection } from '../../backend/mcp/mcp-connection.js';
 import { describeExit } from '../../backend/mcp/mcp-errors.js';
-import { McpFileSchema } from '../../backend/mcp/mcp-schema.js';
+import { McpFileSchema } from '../../backend/mcp/mcp-api.js';
 import { serverEnv } from '../../backend/mcp/orphan-guard.js';
 import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { modelToolName } from '../../backend/mcp/tool-names.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ToolSpec } from '../../backend/chat/tool-provider.js';
+import type { ToolSpec } from '../../backend/tools/tool-source.js';
 import { createService, type Service } from '../../backend/service.js';
 import { Logger } from '../../backend/log/logger.js';
 import { tempDir } from '../helpers/backend-process.js';

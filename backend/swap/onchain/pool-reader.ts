@@ -2,7 +2,7 @@ import { ERC20, V2_FACTORY, V2_PAIR, V3_FACTORY, V3_POOL } from './pool-abi.js';
 import type { JsonRpcClient, RpcCall } from './json-rpc.js';
 import { bitmapPosition, compress } from './v3-math.js';
 import type { V3PoolState } from './v3-quote.js';
-import type { SourceName } from '../route-request.js';
+import type { SourceName } from '../swap-api.js';
 import {
   bitmapKey,
   decodeWords,

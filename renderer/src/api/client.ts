@@ -1,4 +1,4 @@
-import type { ErrorBody } from '../../../backend/http/errors.js';
+import type { ErrorBody } from '../../../backend/http/errors-api.js';
 
 /** A failed call: an HTTP error envelope, or the backend not answering at all. */
 export class ApiFailure extends Error {

@@ -1,4 +1,4 @@
-import type { ServerMessage } from '../../../backend/ws/ws-hub.js';
+import type { ServerMessage } from '../../../backend/ws/ws-api.js';
 
 export type SocketState =
   { kind: 'connecting' } | { kind: 'open' } | { kind: 'waiting'; retryAt: number; attempt: number } | { kind: 'closed' };

@@ -1,7 +1,8 @@
-import type { McpView } from '../../../backend/mcp/mcp-schema.js';
-import type { FileProblem, Profile } from '../../../backend/profiles/profile-schema.js';
-import type { SkillDocument, SkillSummary } from '../../../backend/skills/skill-schema.js';
-import type { WorkspaceEntry } from '../../../backend/workspaces/workspace-schema.js';
+import type { McpView } from '../../../backend/mcp/mcp-api.js';
+import type { FileProblem } from '../../../backend/data/data-api.js';
+import type { Profile } from '../../../backend/profiles/profile-api.js';
+import type { SkillDocument, SkillSummary } from '../../../backend/skills/skill-api.js';
+import type { WorkspaceEntry } from '../../../backend/workspaces/workspace-api.js';
 
 export type { McpView, SkillDocument, SkillSummary, WorkspaceEntry };
 

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import type { ConfigResource } from '../../../backend/ws/ws-hub.js';
+import type { ConfigResource } from '../../../backend/ws/ws-api.js';
 import type { ApiClient } from './client';
 import { LiveSocket, type LiveMessage, type SocketState } from './live-socket';
 

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { PairingStatus } from '../../../backend/pairing/pairing-service.js';
+import type { PairingStatus } from '../../../backend/pairing/pairing-api.js';
 import { ApiFailure, joinUrl, requestJson } from '../api/client';
 import { normalizeBackendUrl } from '../api/connection-store';
 import { useI18n, type Translate } from '../i18n/i18n';

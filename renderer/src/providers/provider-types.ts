@@ -1,4 +1,4 @@
-import type { MaskedProvider, ModelEntry, ProviderEntry, ProvidersResponse } from '../../../backend/config/provider-schema.js';
+import type { MaskedProvider, ModelEntry, ProviderEntry, ProvidersResponse } from '../../../backend/config/config-api.js';
 import type { MessageKey } from '../i18n/i18n';
 
 export type { MaskedProvider, ModelEntry, ProvidersResponse };

@@ -1,4 +1,4 @@
-import type { RouteResponse } from '../../../backend/swap/route-builder.js';
+import type { RouteResponse } from '../../../backend/swap/swap-api.js';
 
 export type { RouteResponse };
 export type RouteHop = RouteResponse['routeInfo']['paths'][number]['hops'][number];

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { KnownToken, TokenList } from '../../../backend/tokens/token-list.js';
+import type { KnownToken, TokenList } from '../../../backend/tokens/tokens-api.js';
 import { useApi } from '../api/session';
 
 export type { KnownToken };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FileProblem } from '../data/data-api.js';
 
 /** Profile files (spec 2.3) and their documented defaults. One schema; the type derives from it. */
 export const LANGUAGES = ['zh', 'en', 'system'] as const;
@@ -108,12 +109,6 @@ export const PROFILE_KEYS = new Set([
   'tools',
   'max_steps',
 ]);
-
-export interface FileProblem {
-  file: string;
-  line: number | null;
-  message: string;
-}
 
 /** A profile as the API shows it: defaults filled in, model resolved to the effective default. */
 export type ProfileView = Omit<Profile, 'model'> & {

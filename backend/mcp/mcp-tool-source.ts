@@ -1,25 +1,22 @@
-import type { ToolCallOutcome, ToolProvider, ToolSpec } from '../chat/tool-provider.js';
-import type { SkillStore } from '../skills/skill-store.js';
-import { activateSkill, activateSkillSpec, skillCatalog, SKILLS_SERVER } from '../skills/skill-tools.js';
+import type { ToolCallOutcome, ToolSource, ToolSpec } from '../tools/tool-source.js';
 import type { McpManager } from './mcp-manager.js';
 import type { McpStore } from './mcp-store.js';
 import type { ResolvedServer } from './server-config.js';
 import { modelToolName } from './tool-names.js';
 
-export interface McpToolProviderDeps {
+export interface McpToolSourceDeps {
   manager: McpManager;
   store: McpStore;
-  skills: SkillStore;
   /** Called after `remember` changed a tool-server file (`'global'` or the workspace id). */
   onConfigChanged?: (scope: string) => void;
 }
 
-/** The real ToolProvider: the workspace's tool servers over MCP plus the built-in skill loader. */
-export class McpToolProvider implements ToolProvider {
+/** The workspace's tool servers (merged over the global ones, plus `cli`) over MCP as a tool source. */
+export class McpToolSource implements ToolSource {
   /** "Always allow" for the read-only `cli` server lives in memory (no file holds it). */
   private readonly cliAllowed = new Set<string>();
 
-  constructor(private readonly deps: McpToolProviderDeps) {}
+  constructor(private readonly deps: McpToolSourceDeps) {}
 
   private async enabledServers(workspaceId: string): Promise<ResolvedServer[]> {
     return (await this.deps.manager.servers(workspaceId)).filter((s) => !s.disabled);
@@ -33,11 +30,6 @@ export class McpToolProvider implements ToolProvider {
   async list(workspaceId: string, signal: AbortSignal): Promise<ToolSpec[]> {
     const taken = new Set<string>();
     const specs: ToolSpec[] = [];
-    const skill = activateSkillSpec(await this.deps.skills.list());
-    if (skill) {
-      taken.add(skill.name);
-      specs.push(skill);
-    }
     const servers = await this.enabledServers(workspaceId);
     const conns = await this.deps.manager.startAll(servers, signal);
     // Approvals come from the entry as read now (a running connection may predate an always_allow edit).
@@ -58,28 +50,20 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /**
-   * The skill catalog, and a word about tool servers that could not start (so the model can tell the
-   * user). Starts nothing: the turn loop lists the tools (which starts the servers) before asking.
+   * A word about tool servers that could not start (so the model can tell the user). Starts nothing:
+   * the turn loop lists the tools (which starts the servers) before asking.
    */
   async systemPrompt(workspaceId: string): Promise<string> {
-    const parts: string[] = [];
-    const catalog = skillCatalog(await this.deps.skills.list());
-    if (catalog) parts.push(catalog);
     const failed = (await this.enabledServers(workspaceId)).map((s) => this.deps.manager.peek(s)).filter((c) => c?.state === 'failed');
-    if (failed.length > 0) {
-      parts.push(
-        [
-          '# Unavailable tool servers',
-          'These tool servers are configured but could not be started, so their tools are missing. If the user asks for them, say so and quote the reason:',
-          ...failed.map((c) => `- ${c!.server.name}: ${(c!.error ?? 'unknown error').replace(/\s*\n\s*/g, ' | ').slice(0, 300)}`),
-        ].join('\n'),
-      );
-    }
-    return parts.join('\n\n');
+    if (failed.length === 0) return '';
+    return [
+      '# Unavailable tool servers',
+      'These tool servers are configured but could not be started, so their tools are missing. If the user asks for them, say so and quote the reason:',
+      ...failed.map((c) => `- ${c!.server.name}: ${(c!.error ?? 'unknown error').replace(/\s*\n\s*/g, ' | ').slice(0, 300)}`),
+    ].join('\n');
   }
 
   async call(workspaceId: string, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallOutcome> {
-    if (spec.server === SKILLS_SERVER && spec.name === spec.tool) return activateSkill(this.deps.skills, args);
     const server = (await this.enabledServers(workspaceId)).find((s) => s.name === spec.server);
     if (!server) return { ok: false, content: `The tool server ${spec.server} is no longer configured.`, errorCode: 'tool_error' };
     return this.deps.manager.connection(server).call(spec.tool, args, signal);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from './errors.js';
 
 /** `['models', 0, 'id']` → `models[0].id`, the form error bodies use in `field`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -30,11 +30,4 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, prefix:
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error, prefix);
   return parsed.data;
-}
-
-/** Ids used in file names: no separators, no dot-only names, nothing that can leave its folder. */
-export const SAFE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
-
-export function isSafeName(name: string): boolean {
-  return SAFE_NAME.test(name) && !name.includes('..');
 }

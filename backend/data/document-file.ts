@@ -1,5 +1,6 @@
-import { readIfExists, writeFileAtomic } from '../data/atomic-write.js';
-import type { FileProblem } from '../profiles/profile-schema.js';
+import { ApiError } from '../http/errors.js';
+import { readIfExists, writeFileAtomic } from './atomic-write.js';
+import type { FileProblem } from './data-api.js';
 
 export type JsonRead = { ok: true; value: unknown; exists: boolean } | { ok: false; problem: FileProblem };
 
@@ -19,4 +20,11 @@ export async function readJsonFile(file: string): Promise<JsonRead> {
 
 export function writeJsonFile(file: string, value: unknown): Promise<void> {
   return writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The 409 for a file that failed to parse: it names the place and the reason, and is never overwritten. */
+export function configInvalid(problems: FileProblem[]): ApiError {
+  const p = problems[0];
+  const where = p ? `${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}` : 'unknown parse error';
+  return new ApiError('config_invalid', `${where}. Fix the file by hand; the API will not overwrite it until then.`);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FileProblem } from '../data/data-api.js';
 
 /** Provider and model entries of config.yaml (spec 2.2). One schema; types derive from it. */
 export const PROVIDER_TYPES = ['compat', 'native', 'responsemode'] as const;
@@ -136,15 +137,9 @@ export interface MaskedProvider {
   env_prefix: string;
 }
 
-export interface ConfigProblem {
-  file: string;
-  line: number | null;
-  message: string;
-}
-
 export interface ProvidersResponse {
   providers: MaskedProvider[];
   defaults: { provider: string | null; model: string | null };
   effective_default: string | null;
-  errors: ConfigProblem[];
+  errors: FileProblem[];
 }

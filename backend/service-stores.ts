@@ -1,12 +1,15 @@
-import type { DataPaths } from '../data/data-dir.js';
-import { SerialQueue } from '../data/serial-queue.js';
-import { McpEntryStore } from '../mcp/mcp-entry-store.js';
-import { McpStore } from '../mcp/mcp-store.js';
-import { ProfileStore } from '../profiles/profile-store.js';
-import { SkillStore } from '../skills/skill-store.js';
-import { WorkspaceStore } from '../workspaces/workspace-store.js';
-import type { ConfigStore } from './config-store.js';
-import { ConfigWriter } from './config-writer.js';
+import type { ConfigStore } from './config/config-store.js';
+import { ConfigWriter } from './config/config-writer.js';
+import type { DataPaths } from './data/data-dir.js';
+import { SerialQueue } from './data/serial-queue.js';
+import { McpEntryStore } from './mcp/mcp-entry-store.js';
+import { McpStore } from './mcp/mcp-store.js';
+import { ProfileStore } from './profiles/profile-store.js';
+import { SkillStore } from './skills/skill-store.js';
+import { WorkspaceStore } from './workspaces/workspace-store.js';
+
+// The composition of every store over the data directory, beside service.ts (the composition root):
+// areas never import this file; each route and the chat engine names the stores it uses.
 
 /** The stores behind the configuration API. One queue, keyed by file, serializes every write. */
 export interface ManagedStores {

@@ -1,0 +1,24 @@
+// The /ws message contract (DESIGN 4 and 6), for clients and for the hub: what the server sends,
+// and one schema for what a client may send (turn frames themselves are in chat/chat-api.ts).
+import { z } from 'zod';
+import { ResumeMessageSchema } from '../chat/chat-api.js';
+
+export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills';
+
+export type ServerMessage =
+  | { type: 'hello'; node_id: string; version: string }
+  | { type: 'config.changed'; resource: ConfigResource; id: string | null }
+  | { type: 'log'; seq: number; time: string; stream: string; line: string }
+  | { type: 'pong' }
+  | { type: 'error'; message: string };
+
+/** Topics stay loose here: unknown ones are ignored, not refused (a newer client, an older server). */
+const topics = z.array(z.unknown());
+
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ping') }),
+  z.object({ type: z.literal('subscribe'), topics }),
+  z.object({ type: z.literal('unsubscribe'), topics }),
+  ResumeMessageSchema,
+]);
+export type ClientMessage = z.output<typeof ClientMessageSchema>;
