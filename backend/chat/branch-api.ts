@@ -1,9 +1,23 @@
 // The contract of DESIGN 7 (branches, models, export and import) as types, for clients: the
 // renderer imports these type-only.
-import type { ModelInfo } from './model-catalog.js';
 import type { MessageView, ThinkingOverride } from './chat-types.js';
 
-export type { ModelInfo, ThinkingOverride };
+export type { ThinkingOverride };
+
+/** One entry of `GET /api/models` (DESIGN 7): every model of every provider, for pickers. */
+export interface ModelInfo {
+  /** `<providerId>:<modelId>` */
+  id: string;
+  provider: string;
+  provider_name: string;
+  name: string;
+  context_window: number;
+  max_output_tokens?: number;
+  supports_thinking: boolean;
+  supports_tools: boolean;
+  supports_vision: boolean;
+  enabled: boolean;
+}
 
 /** GET /api/models */
 export interface ModelsResponse {

@@ -1,21 +1,7 @@
 import type { ConfigStore } from '../config/config-store.js';
 import { ApiError } from '../http/errors.js';
+import type { ModelInfo } from './branch-api.js';
 import { DEFAULT_CONTEXT_WINDOW } from './model-resolver.js';
-
-/** One entry of `GET /api/models` (DESIGN 7): every model of every provider, for pickers. */
-export interface ModelInfo {
-  /** `<providerId>:<modelId>` */
-  id: string;
-  provider: string;
-  provider_name: string;
-  name: string;
-  context_window: number;
-  max_output_tokens?: number;
-  supports_thinking: boolean;
-  supports_tools: boolean;
-  supports_vision: boolean;
-  enabled: boolean;
-}
 
 export async function listModels(config: ConfigStore): Promise<ModelInfo[]> {
   await config.refresh();

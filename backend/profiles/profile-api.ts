@@ -22,7 +22,7 @@ export const ProfileSchema = z
       // DESIGN 7: replaces the built-in base prompt when set.
       system_prompt: z
         .string({ error: 'system_prompt must be a string' })
-        .refine((v) => Buffer.byteLength(v, 'utf8') <= 32 * 1024, 'system_prompt must be at most 32 KiB (32768 bytes of UTF-8)')
+        .refine((v) => new TextEncoder().encode(v).length <= 32 * 1024, 'system_prompt must be at most 32 KiB (32768 bytes of UTF-8)')
         .default(''),
       language: z.enum(LANGUAGES, { error: `language must be one of ${LANGUAGES.join(', ')}` }).default('system'),
       timeout_seconds: positiveInt('timeout_seconds').default(600),

@@ -33,7 +33,10 @@ export const WorkspaceIndexSchema = z
 export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
 const instructions = z
   .string({ error: 'instructions must be a string' })
-  .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_INSTRUCTIONS_BYTES, 'instructions must be at most 32 KiB (32768 bytes of UTF-8)');
+  .refine(
+    (s) => new TextEncoder().encode(s).length <= MAX_INSTRUCTIONS_BYTES,
+    'instructions must be at most 32 KiB (32768 bytes of UTF-8)',
+  );
 
 export const WorkspaceCreateSchema = z.object({
   name,

@@ -84,7 +84,7 @@ export class WorkspaceStore {
       await fs.mkdir(this.paths.workspaceSessions(id), { recursive: true, mode: 0o700 });
       const full = await this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {});
       index.workspaces.push(entry);
-      return full;
+      return withInstructions(entry, full);
     });
   }
 
@@ -95,7 +95,10 @@ export class WorkspaceStore {
       if (input.name !== undefined) entry.name = input.name;
       if (input.profile_id !== undefined) entry.profile_id = input.profile_id;
       await fs.mkdir(this.paths.workspaceDir(id), { recursive: true, mode: 0o700 });
-      return this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {});
+      return withInstructions(
+        entry,
+        await this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {}),
+      );
     });
   }
 
@@ -108,4 +111,9 @@ export class WorkspaceStore {
       return moveToTrash(this.paths, this.paths.workspaceDir(id), `workspace-${id}`);
     });
   }
+}
+
+/** The index entry as the API answers it, with the workspace's instructions when it has any. */
+function withInstructions(entry: WorkspaceEntry, full: Record<string, unknown>): WorkspaceEntry & { instructions?: string } {
+  return typeof full.instructions === 'string' ? { ...entry, instructions: full.instructions } : { ...entry };
 }
