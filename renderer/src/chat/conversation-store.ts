@@ -208,7 +208,11 @@ export class ConversationStore {
         await new Promise((r) => setTimeout(r, 30));
         continue;
       }
-      if (!(await this.loadOlder(OLDER_PAGE))) return false;
+      if (!(await this.loadOlder(OLDER_PAGE))) {
+        // Not on the shown branch (a search hit in another branch): show the branch that holds it.
+        await this.showBranch(messageId);
+        if (!this.state.messages.some((m) => m.id === messageId)) return false;
+      }
     }
     this.set({ highlight: messageId });
     return true;
