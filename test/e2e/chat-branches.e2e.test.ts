@@ -154,7 +154,13 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
     await page.locator('.session-model', { hasText: 'mock:m2' }).first().waitFor();
     await screenshot(page, 'branches-03-model-picker');
     await page.reload();
-    assert.equal(await page.getByRole('combobox', { name: 'Model' }).inputValue(), 'mock:m2', 'the choice survives a reload');
+    // The picker shows the stored choice once the session has loaded.
+    let shown = '';
+    for (let i = 0; i < 100 && shown !== 'mock:m2'; i++) {
+      await page.waitForTimeout(50);
+      shown = await page.getByRole('combobox', { name: 'Model' }).inputValue();
+    }
+    assert.equal(shown, 'mock:m2', 'the choice survives a reload');
   });
 
   it('exports the chat as Markdown from the session menu, and forks from a reply', async () => {

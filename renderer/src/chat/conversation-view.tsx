@@ -102,7 +102,7 @@ export function ConversationView(props: {
           profileThinking={props.info.thinking}
           override={state.overrides.model}
           thinking={state.overrides.thinking}
-          disabled={running}
+          disabled={running || state.loading}
           onModel={(model) => void store.setOverrides({ model })}
           onThinking={(thinking) => void store.setOverrides({ thinking })}
         />
