@@ -108,9 +108,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // The shell shares the data-directory helpers and the CLI sub-commands, and starts main.js.
-              regex: 'backend/(?!(data|cli)/|main\\.js$|.*-api\\.js$)',
-              message: 'The app takes from the backend only contract files (`*-api.ts`), data/ and cli/ helpers, or main.js.',
+              // The shell shares the data-directory helpers, the snapshots (a backup before an update) and
+              // the CLI sub-commands, and starts main.js.
+              regex: 'backend/(?!(data|backup|cli)/|main\\.js$|.*-api\\.js$)',
+              message: 'The app takes from the backend only contract files (`*-api.ts`), data/, backup/ and cli/ helpers, or main.js.',
             },
           ],
         },

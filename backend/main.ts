@@ -1,18 +1,27 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
 import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
 import { inUtilityProcess, watchParent } from './cli/parent-watch.js';
 import { resetPairing } from './cli/reset-pairing.js';
+import { backupCommand, CommandError, restoreCommand } from './cli/backup-commands.js';
 import { InstanceLock, InstanceLockedError } from './data/instance-lock.js';
 import { isLoopbackAddress } from './http/guards.js';
+import { loadTlsMaterial, type TlsMaterial } from './selfhost/tls-material.js';
 import { createService, type Service } from './service.js';
 import { VERSION } from './version.js';
 
-const SHUTDOWN_GRACE_MS = 1500;
+/** Running turns get this long to finish at shutdown before they are ended (their records stored). */
+const TURN_GRACE_MS = 1000;
+/** Hard limit: the desktop app kills the backend 5 s after asking it to stop. */
+const SHUTDOWN_GRACE_MS = 2500;
 const SWAP_HOST = '127.0.0.1';
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+/** Idle and slow-client limits shared by both listeners. */
+const LISTENER_LIMITS = { keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 10_000 };
+
+function listen(server: Server | TlsServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -35,12 +44,18 @@ function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, p
   process.exit(1);
 }
 
-async function serve(options: CliOptions): Promise<void> {
+/** What the utility-process parent watch calls: the current (possibly restarted) service's shutdown. */
+let onParentGone = (): void => process.exit(0);
+
+/** Runs the service; `heldLock` when it restarts itself after a restore (the lock stays taken). */
+async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void> {
   let service: Service;
   let lock: InstanceLock;
   let extraCas: string[] = [];
+  let clientCas: string[] | undefined;
   try {
     extraCas = options.caCerts ? readCaCertificates(options.caCerts) : [];
+    clientCas = options.clientCa ? readCaCertificates(options.clientCa, '-client-ca') : undefined;
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);
     process.exit(1);
@@ -48,14 +63,16 @@ async function serve(options: CliOptions): Promise<void> {
   if (extraCas.length > 0) trustExtraCaCertificates(extraCas);
   try {
     // One backend per data directory, checked before anything in it is touched.
-    lock = await InstanceLock.acquire(options.dataDir);
+    lock = heldLock ?? (await InstanceLock.acquire(options.dataDir));
     service = await createService({
+      restart: (apply) => void restartWith(apply),
       dataDir: options.dataDir,
       host: options.host,
       mcpUrl: options.mcpUrl,
       model: options.model,
       allowOrigins: options.allowOrigins,
       swapEnabled: options.swapPort !== 'off',
+      shellEnv: options.shellEnv,
     });
   } catch (err) {
     if (err instanceof InstanceLockedError) process.stderr.write(`error: ${err.message}\n`);
@@ -67,25 +84,47 @@ async function serve(options: CliOptions): Promise<void> {
   if (!isLoopbackAddress(options.host)) {
     logger.error(`warning: listening on non-loopback address ${options.host}; anyone who can reach it can try to pair`);
   }
+  let tlsMaterial: TlsMaterial | undefined;
+  try {
+    tlsMaterial = await loadTlsMaterial(options.tls, {
+      selfhostDir: service.paths.selfhostDir,
+      host: options.host,
+      log: (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)),
+    });
+  } catch (err) {
+    process.stderr.write(`error: TLS: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
 
-  const server = createServer(service.app);
-  server.keepAliveTimeout = 5000;
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  // HTTPS and WSS share the one port: the WebSocket upgrade arrives on the TLS server as on plain HTTP.
+  const server = tlsMaterial
+    ? createTlsServer(
+        {
+          cert: tlsMaterial.cert,
+          key: tlsMaterial.key,
+          minVersion: 'TLSv1.2',
+          // mTLS: without a certificate signed by the client CA the handshake fails.
+          ...(clientCas ? { ca: clientCas, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        service.app,
+      )
+    : createServer(service.app);
+  Object.assign(server, LISTENER_LIMITS);
   service.ws.attach(server);
   const port = await listen(server, options.port, options.host).catch((err: NodeJS.ErrnoException) =>
-    listenFailure(err, 'HTTP', options.host, options.port),
+    listenFailure(err, tlsMaterial ? 'HTTPS' : 'HTTP', options.host, options.port),
   );
   service.setPort(port);
-  const url = `http://${formatHost(options.host)}:${port}`;
+  if (tlsMaterial) service.setTlsFingerprint(tlsMaterial.fingerprint);
+  const url = `${tlsMaterial ? 'https' : 'http'}://${formatHost(options.host)}:${port}`;
 
   let swapServer: Server | undefined;
   let swapUrl: string | null = null;
   if (service.swapApp && options.swapPort !== 'off') {
     const swapPortWanted = options.swapPort;
     swapServer = createServer(service.swapApp);
-    swapServer.keepAliveTimeout = 5000;
-    swapServer.requestTimeout = 30_000;
+    swapServer.keepAliveTimeout = LISTENER_LIMITS.keepAliveTimeout;
+    swapServer.requestTimeout = LISTENER_LIMITS.requestTimeout;
     // The swap builder has no credential: it is only ever bound to the loopback.
     const swapPort = await listen(swapServer, swapPortWanted, SWAP_HOST).catch((err: NodeJS.ErrnoException) =>
       listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
@@ -95,36 +134,68 @@ async function serve(options: CliOptions): Promise<void> {
   }
 
   let stopping = false;
+  const closeServers = (): Promise<void> => {
+    const servers = [server, ...(swapServer ? [swapServer] : [])];
+    return Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections();
+          }),
+      ),
+    ).then(() => undefined);
+  };
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info(`${signal} received, shutting down`);
-    service.close();
-    const servers = [server, ...(swapServer ? [swapServer] : [])];
-    let open = servers.length;
-    for (const s of servers) {
-      s.close(() => {
-        open -= 1;
-        if (open === 0) process.exit(0);
-      });
-      s.closeAllConnections();
-    }
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    const servers = [server, ...(swapServer ? [swapServer] : [])];
+    // No new connections; the running turns end (and store their records) before the process does.
+    for (const s of servers) s.close();
+    void service.close(TURN_GRACE_MS).finally(() => {
+      for (const s of servers) s.closeAllConnections();
+      process.exit(0);
+    });
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const onSigint = () => shutdown('SIGINT');
+  const onSigterm = () => shutdown('SIGTERM');
+  const onDisconnect = () => shutdown('parent exited');
+  // A backup restore through the API: stop serving, put the files in place, serve again on the same ports.
+  const restartWith = async (apply: () => Promise<void>) => {
+    if (stopping) return;
+    stopping = true;
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    process.off('disconnect', onDisconnect);
+    const swapPortNow = (swapServer?.address() as { port: number } | null | undefined)?.port;
+    await Promise.all([service.stop(), closeServers()]);
+    try {
+      await apply();
+      logger.info('backup restored; starting again');
+    } catch (err) {
+      logger.error(`error: the restore failed, the data directory was left as it was: ${(err as Error).message}`);
+    }
+    await serve({ ...options, port, swapPort: options.swapPort === 'off' ? 'off' : (swapPortNow ?? options.swapPort) }, lock);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   // Spawned by the desktop app with an IPC channel: exit when the parent goes away.
   if (process.channel) {
-    process.on('disconnect', () => shutdown('parent exited'));
+    process.on('disconnect', onDisconnect);
   }
   // Run by the desktop app in an Electron utility process (no IPC channel): watch the app's process.
-  if (inUtilityProcess()) watchParent(() => shutdown('parent exited'));
+  onParentGone = () => shutdown('parent exited');
+  if (inUtilityProcess() && !heldLock) watchParent(() => onParentGone());
   // The desktop app finds a running backend for its data directory here.
   await lock.update({ url, swapUrl }).catch((err: Error) => {
     logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
   });
   // Announced last: whoever reads these lines finds the lock naming this backend with no write in
   // flight, and a SIGINT/SIGTERM sent as soon as they appear reaches the shutdown handler.
+  if (clientCas) logger.info(`mutual TLS: clients need a certificate signed by ${options.clientCa}`);
+  if (tlsMaterial) logger.info(`tls fingerprint: ${tlsMaterial.fingerprint}`);
   logger.info(`listening on ${url}`);
   if (swapUrl) logger.info(`swap builder listening on ${swapUrl}`);
 }
@@ -148,12 +219,22 @@ async function main(argv: string[]): Promise<void> {
     case 'reset-pairing':
       process.stdout.write(`${await resetPairing(options.dataDir)}\n`);
       return;
+    case 'backup':
+      process.stdout.write(`${await backupCommand(options.dataDir)}\n`);
+      return;
+    case 'restore':
+      process.stdout.write(`${(await restoreCommand(options.dataDir, options.restoreFile ?? '')).join('\n')}\n`);
+      return;
     case 'serve':
       return serve(options);
   }
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {
+  if (err instanceof CommandError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`error: ${err.message}\n`);
   process.exit(1);
 });

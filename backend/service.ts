@@ -8,14 +8,23 @@ import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
+import { mcpFeatureRoutes } from './api/mcp-feature-routes.js';
+import { mcpOAuthCallbackRoute, mcpSignOutRoute } from './api/mcp-oauth-routes.js';
+import { McpOAuth } from './mcp/oauth-client.js';
+import { McpTokenStore } from './mcp/oauth-store.js';
 import { McpManager } from './mcp/mcp-manager.js';
 import { McpToolSource } from './mcp/mcp-tool-source.js';
+import { ShellPath } from './mcp/login-shell-path.js';
+import { snapshotResources } from './mcp/resource-snapshot.js';
 import { profileRoutes } from './api/profile-routes.js';
 import { skillRoutes } from './api/skill-routes.js';
 import { swapInfoRoutes } from './api/swap-info-routes.js';
 import { workspaceRoutes } from './api/workspace-routes.js';
 import { createManagedStores, type ManagedStores } from './service-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
+import { backupRoutes } from './api/backup-routes.js';
+import { BackupSchedule } from './backup/backup-schedule.js';
+import { BackupStore } from './backup/backup-store.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
 import { ChatEngine } from './chat/chat-engine.js';
@@ -34,12 +43,13 @@ import {
 import { accessLog, isReleaseMode } from './log/access-log.js';
 import { Logger } from './log/logger.js';
 import { PairingService } from './pairing/pairing-service.js';
+import { INVITE_TTL_MS } from './pairing/invites.js';
 import { createSwapApp } from './swap/swap-app.js';
 import { VERSION } from './version.js';
 import { SkillToolSource } from './skills/skill-tools.js';
 import { combineToolSources } from './tools/combined-tools.js';
 import type { ToolSource } from './tools/tool-source.js';
-import { WsHub } from './ws/ws-hub.js';
+import { KEEPALIVE_MS, MAX_BUFFERED_BYTES, WsHub } from './ws/ws-hub.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -52,10 +62,27 @@ export interface ServiceOptions {
   allowOrigins?: string[];
   /** Build the swap route builder's app (default true; `-swap-port off` disables it). */
   swapEnabled?: boolean;
+  /** `-shell-env`: tool servers use the login shell's PATH (read once, on first use). */
+  shellEnv?: boolean;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /** What runs tools in chat turns; default: the workspace's tool servers over MCP and the skills. */
   tools?: ToolSource;
+  /** Restarts the service around `apply` (a backup restore); without it restores through the API are refused. */
+  restart?: (apply: () => Promise<void>) => void;
+}
+
+/** The host the sign-in callback URL names: a wildcard bind is reached on loopback. */
+function callbackHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function shellPathOnce(env: NodeJS.ProcessEnv, logger: Logger): () => Promise<string | undefined> {
+  const shellPath = new ShellPath(env, (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)));
+  // Asked soon after start, off the start-up path, so the first tool call rarely waits for the shell.
+  setTimeout(() => void shellPath.get(), 2000).unref();
+  return () => shellPath.get();
 }
 
 export interface Service {
@@ -75,17 +102,24 @@ export interface Service {
   tools: ToolSource;
   /** Sessions and turns. */
   chat: ChatEngine;
+  /** Snapshots of the data directory (`backups/`). */
+  backups: BackupStore;
   options: ServiceOptions;
   /** Set by the entry point once the listener is bound (own origin). */
   setPort(port: number): void;
+  /** Set by the entry point when the listener serves TLS: own origins are https, status shows the fingerprint. */
+  setTlsFingerprint(fingerprint: string): void;
   setSwapPort(port: number): void;
-  close(): void;
+  /** Ends running turns (after `turnGraceMs` to finish on their own), then closes the rest. */
+  close(turnGraceMs?: number): Promise<void>;
+  /** close(), then also waits for the tool servers to end (before a restore swaps the files). */
+  stop(): Promise<void>;
 }
 
 /** The UI talks to its own backend, the swap listener and loopback backends the user types in. */
 const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-  "connect-src 'self' ws: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "connect-src 'self' ws: wss: http://127.0.0.1:* http://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function positiveMs(value: string | undefined): number | undefined {
   const n = value === undefined ? NaN : Number(value);
@@ -121,15 +155,18 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     // Test knobs: shorter code life and failure window (never longer than the defaults).
     codeTtlMs: positiveMs(env.SERVICE_PAIRING_CODE_TTL_MS),
     failureWindowMs: positiveMs(env.SERVICE_PAIRING_FAILURE_WINDOW_MS),
+    inviteTtlMs: shorterMs(env.SERVICE_INVITE_TTL_MS, INVITE_TTL_MS),
   });
   await pairing.init();
 
   let port = 0;
   let swapPort = 0;
+  let tlsFingerprint: string | null = null;
   const extraOrigins = [DESKTOP_RENDERER_ORIGIN, ...(options.allowOrigins ?? [])];
   const policy: OriginPolicy = {
     loopbackBind: isLoopbackAddress(options.host),
     port: () => port,
+    secure: () => tlsFingerprint !== null,
     extraOrigins: () => extraOrigins,
   };
   // The swap listener also answers the UI served by the assistant listener (its swap form).
@@ -140,7 +177,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   };
   const release = isReleaseMode(env);
   const swapApp = options.swapEnabled === false ? undefined : createSwapApp({ logger, paths, env, policy: swapPolicy, release });
-  const ws = new WsHub({ pairing, logger, policy, version: VERSION });
+  const ws = new WsHub({
+    pairing,
+    logger,
+    policy,
+    version: VERSION,
+    keepaliveMs: shorterMs(env.SERVICE_WS_KEEPALIVE_MS, KEEPALIVE_MS),
+    maxBufferedBytes: Math.min(positiveMs(env.SERVICE_WS_MAX_BUFFERED_BYTES) ?? MAX_BUFFERED_BYTES, MAX_BUFFERED_BYTES),
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -149,7 +193,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(hostOriginGuard(policy));
   app.use(requireJsonBody);
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
-  app.use(pairingRoutes(pairing));
+  app.use(pairingRoutes(pairing, () => tlsFingerprint));
   const json = express.json({ limit: '1mb' });
   app.use((req, res, next) => (isImportUpload(req) ? next() : json(req, res, next)));
   app.use(limitJsonDepth);
@@ -162,13 +206,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     // Unknown non-API paths get index.html; no built UI at all falls through to the 404.
     serveUi(req, res, () => res.sendFile('index.html', { root: uiDir }, (err) => (err ? next() : undefined)));
   });
+  // Tool-server sign-in: the browser returns here from the authorization server, without the credential.
+  const oauth = new McpOAuth(
+    new McpTokenStore(paths.mcpTokens),
+    () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
+  );
+  app.use(mcpOAuthCallbackRoute(oauth, logger));
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
   app.use(providerReadRoutes(config));
   const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
   app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));
   app.use(profileRoutes(stores, ws));
-  app.use(workspaceRoutes(stores, ws));
+  // A workspace's running turns end before its folder goes to the trash (chat is built below).
+  app.use(workspaceRoutes(stores, ws, (id, remove) => chat.deleteWorkspace(id, remove)));
   app.use(mcpRoutes(stores, ws));
   // Tool servers: test knobs may only shorten the idle stop, the per-call and the start timeouts.
   const mcp = new McpManager({
@@ -179,6 +230,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     idleMs: shorterMs(env.SERVICE_MCP_IDLE_MS, 5 * 60_000),
     callTimeoutMs: shorterMs(env.SERVICE_TOOL_TIMEOUT_MS, 60_000),
     startTimeoutMs: shorterMs(env.SERVICE_MCP_START_TIMEOUT_MS, 30_000),
+    shellPath: options.shellEnv ? shellPathOnce(env, logger) : undefined,
+    oauth,
   });
   // Skills first: their catalog leads the system prompt and `activate_skill` the tool list.
   const tools: ToolSource =
@@ -188,15 +241,28 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       new McpToolSource({ manager: mcp, store: stores.mcp, onConfigChanged: (scope) => ws.configChanged('mcp', scope) }),
     );
   app.use(mcpStatusRoutes(stores, mcp));
+  app.use(mcpFeatureRoutes(stores, mcp));
+  app.use(mcpSignOutRoute(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const chat = new ChatEngine({ stores, ws, logger, tools });
-  app.use(chatRoutes(stores, chat));
+  // The search index catches up with the logs once the backend runs (not on its start-up path).
+  setTimeout(() => chat.search.start(), 500).unref();
+  app.use(chatRoutes(stores, chat, (wid, refs) => snapshotResources(mcp, wid, refs)));
   app.use(branchRoutes(stores, chat));
   app.use(transferRoutes(stores, chat));
   app.use(modelRoutes(stores.config));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));
+  const backups = new BackupStore({ root: paths.root });
+  app.use(backupRoutes({ backups, logger, restart: options.restart }));
+  const backupSchedule = new BackupSchedule({
+    store: backups,
+    log: (line) => logger.info(line),
+    error: (line) => logger.error(line),
+    firstCheckMs: shorterMs(env.SERVICE_BACKUP_FIRST_CHECK_MS, 60_000),
+  });
+  backupSchedule.start();
   app.use(notFoundHandler);
   app.use(errorMiddleware((err) => logger.error(`error: ${(err as Error)?.stack ?? String(err)}`)));
 
@@ -212,18 +278,31 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     mcp,
     tools,
     chat,
+    backups,
     options,
     setPort(p) {
       port = p;
     },
+    setTlsFingerprint(fingerprint) {
+      tlsFingerprint = fingerprint;
+    },
     setSwapPort(p) {
       swapPort = p;
     },
-    close() {
-      void chat.close();
+    async close(turnGraceMs = 0) {
+      backupSchedule.stop();
+      // Turns first: their last frames and records need the stores (and tool servers) still there.
+      await chat.close(turnGraceMs).catch((err: Error) => logger.error(`chat: ending turns at shutdown: ${err.message}`));
       ws.close();
       pairing.close();
       void mcp.shutdown();
+    },
+    async stop() {
+      backupSchedule.stop();
+      await chat.close().catch((err: Error) => logger.error(`chat: ending turns before a restore: ${err.message}`));
+      ws.close();
+      pairing.close();
+      await mcp.shutdown();
     },
   };
 }

@@ -93,7 +93,7 @@ export async function startListener(
     const onData = (chunk: Buffer) => {
       // Keep the start of the log (listening and pairing lines); drop the access log of a load run.
       if (out.length < 256 * 1024) out += chunk.toString();
-      const m = listening ? null : /^listening on (http:\/\/\S+)$/m.exec(out);
+      const m = listening ? null : /^listening on (https?:\/\/\S+)$/m.exec(out);
       if (m) {
         listening = true;
         clearTimeout(timer);

@@ -12,11 +12,14 @@ import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
 import { branchFigures } from './branch-bench.js';
 import { chatFigures } from './chat-bench.js';
+import { deskFigures } from './desk-bench.js';
+import { historyFigures } from './history-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
+import { tlsFigures } from './tls-bench.js';
 import { wsFanOut } from './ws-bench.js';
 
 const GROUPS: Record<string, () => Promise<Figure[]>> = {
@@ -31,6 +34,9 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
   branches: () => branchFigures(),
+  tls: () => tlsFigures(),
+  desk: () => deskFigures(),
+  history: () => historyFigures(),
 };
 
 function num(v: number | undefined): string {

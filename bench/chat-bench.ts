@@ -15,12 +15,12 @@ import { Aimock } from '../test/helpers/aimock.js';
 import { TSC_BACKEND, figure, pair, startListener, type Figure, type Listener } from './bench-kit.js';
 import { percentile } from './stats.js';
 
-const TOKENS = 200;
-const TEXT = Array.from({ length: TOKENS }, (_, i) => `k${String(i).padStart(3, '0')} `).join('');
+export const TOKENS = 200;
+export const TEXT = Array.from({ length: TOKENS }, (_, i) => `k${String(i).padStart(3, '0')} `).join('');
 const TOKEN = /k\d{3}/g;
 
 /** Forwards to aimock and stamps, per token, when its chunk was written toward the reader. */
-class Tap {
+export class Tap {
   stamps = new Map<string, number>();
   url = '';
   private server!: Server;
@@ -53,7 +53,7 @@ class Tap {
   }
 }
 
-async function direct(tap: Tap): Promise<number[]> {
+export async function direct(tap: Tap): Promise<number[]> {
   tap.stamps.clear();
   const seen = new Map<string, number>();
   const res = await fetch(`${tap.url}/v1/chat/completions`, {
@@ -69,7 +69,7 @@ async function direct(tap: Tap): Promise<number[]> {
   return [...seen].map(([k, t]) => t - (tap.stamps.get(k) ?? t));
 }
 
-async function viaBackend(tap: Tap, base: string, credential: string, ws: WebSocket, sid: string): Promise<number[]> {
+export async function viaBackend(tap: Tap, base: string, credential: string, ws: WebSocket, sid: string): Promise<number[]> {
   tap.stamps.clear();
   const seen = new Map<string, number>();
   const done = new Promise<void>((resolve) => {
@@ -123,6 +123,43 @@ function longHistory(pairs: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * A paired backend ready for chat benches: a compat provider `mock` behind `tapUrl` as the default,
+ * a profile without compression, one workspace, and a WebSocket that has said hello. `call` sends
+ * JSON with the credential and fails on any status >= 300; `sessions` is the workspace's sessions path.
+ */
+export async function chatBackendSetup(
+  l: Listener,
+  credential: string,
+  tapUrl: string,
+): Promise<{ call: (method: string, p: string, body?: unknown) => Promise<any>; workspaceId: string; sessions: string; ws: WebSocket }> {
+  const call = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${l.url}${p}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as any;
+  };
+  await call('POST', '/api/config/providers', {
+    id: 'mock',
+    name: 'Mock',
+    type: 'compat',
+    base_url: `${tapUrl}/v1`,
+    models: [{ id: 'm1' }],
+  });
+  await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
+  await call('PUT', '/api/profiles/bench', { compression: { enabled: false } });
+  const wsp = await call('POST', '/api/workspaces', { name: 'bench', profile_id: 'bench' });
+  const ws = new WebSocket(`${l.url.replace(/^http/, 'ws')}/ws?service_credential=${encodeURIComponent(credential)}`);
+  await new Promise((resolve, reject) => {
+    ws.once('message', resolve);
+    ws.once('error', reject);
+  });
+  return { call, workspaceId: wsp.id as string, sessions: `/api/workspaces/${wsp.id}/sessions`, ws };
+}
+
 export async function chatFigures(rounds = 4): Promise<Figure[]> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-chat-'));
   let backend: Listener | undefined;
@@ -135,31 +172,9 @@ export async function chatFigures(rounds = 4): Promise<Figure[]> {
     const dataDir = path.join(tmp, 'data');
     backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', dataDir], { EXPRESS_MODE: 'release' });
     const credential = await pair(backend);
-    const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${backend!.url}${p}`, {
-        method,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as any;
-    };
-    await call('POST', '/api/config/providers', {
-      id: 'mock',
-      name: 'Mock',
-      type: 'compat',
-      base_url: `${tap.url}/v1`,
-      models: [{ id: 'm1' }],
-    });
-    await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
-    await call('PUT', '/api/profiles/bench', { compression: { enabled: false } });
-    const wsp = await call('POST', '/api/workspaces', { name: 'bench', profile_id: 'bench' });
-    const sessions = `/api/workspaces/${wsp.id}/sessions`;
-    ws = new WebSocket(`${backend.url.replace(/^http/, 'ws')}/ws?service_credential=${encodeURIComponent(credential)}`);
-    await new Promise((resolve, reject) => {
-      ws!.once('message', resolve);
-      ws!.once('error', reject);
-    });
+    const setup = await chatBackendSetup(backend, credential, tap.url);
+    const { call, sessions, workspaceId } = setup;
+    ws = setup.ws;
 
     const engine: number[] = [];
     const baseline: number[] = [];
@@ -173,7 +188,7 @@ export async function chatFigures(rounds = 4): Promise<Figure[]> {
     }
 
     const long = (await call('POST', sessions, { title: 'long' })).id as string;
-    writeFileSync(path.join(dataDir, 'workspaces', wsp.id, 'sessions', long, 'events.jsonl'), longHistory(5000));
+    writeFileSync(path.join(dataDir, 'workspaces', workspaceId, 'sessions', long, 'events.jsonl'), longHistory(5000));
     const open: number[] = [];
     for (let i = 0; i < 12; i++) {
       const t0 = performance.now();

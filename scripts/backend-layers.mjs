@@ -7,8 +7,8 @@
 export const BACKEND_LAYERS = [
   { name: 'base', areas: ['util', 'version.ts', 'log'] },
   { name: 'http helpers', areas: ['http'] },
-  { name: 'data directory', areas: ['data'] },
-  { name: 'stores', areas: ['config', 'profiles', 'workspaces', 'pairing', 'swap'] },
+  { name: 'data directory', areas: ['data', 'backup'] },
+  { name: 'stores', areas: ['config', 'profiles', 'workspaces', 'pairing', 'selfhost', 'swap'] },
   { name: 'protocols', areas: ['llm', 'auth', 'tokens'] },
   { name: 'tool contract', areas: ['tools'] },
   { name: 'tool sources', areas: ['mcp', 'skills'] },

@@ -27,9 +27,15 @@ export const INVOKE = {
   pairingReset: 'pairing:reset',
   pairingTakeReset: 'pairing:take-reset',
   foldersOpen: 'folders:open',
+  foldersPick: 'folders:pick',
   credentialStore: 'credential:store',
   credentialRead: 'credential:read',
   credentialClear: 'credential:clear',
+  themeSet: 'theme:set',
+  desktopSettings: 'desktop:settings',
+  desktopSetShortcut: 'desktop:set-shortcut',
+  desktopSetCloseToTray: 'desktop:set-close-to-tray',
+  desktopOpenInMain: 'desktop:open-in-main',
 } as const;
 
 /** Main -> renderer events (webContents.send). */
@@ -39,6 +45,7 @@ export const EVENTS = {
   pairingCodeChanged: 'pairing:code-changed',
   pairingResetDone: 'pairing:reset-done',
   menuShowLogs: 'menu:show-logs',
+  appCommand: 'app:command',
 } as const;
 
 export type InvokeChannel = (typeof INVOKE)[keyof typeof INVOKE];
@@ -58,11 +65,22 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
     'pairing:reset': noPayload,
     'pairing:take-reset': noPayload,
     'folders:open': z.strictObject({ folder: z.enum(['data', 'logs'], 'must be "data" or "logs"') }),
+    'folders:pick': noPayload,
     'credential:store': z.strictObject({
       credential: z.string().regex(/^svc_[A-Za-z0-9_-]{43}$/, 'must be a service credential (svc_ and 43 base64url characters)'),
     }),
     'credential:read': noPayload,
     'credential:clear': noPayload,
+    'theme:set': z.strictObject({ choice: z.enum(['system', 'light', 'dark'], 'must be "system", "light" or "dark"') }),
+    'desktop:settings': noPayload,
+    'desktop:set-shortcut': z.strictObject({
+      accelerator: z.string().min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
+    }),
+    'desktop:set-close-to-tray': z.strictObject({ enabled: z.boolean('must be true or false') }),
+    'desktop:open-in-main': z.strictObject({
+      workspace_id: z.string().min(1).max(200),
+      session_id: z.string().min(1).max(200),
+    }),
   } satisfies Record<InvokeChannel, z.ZodType>;
 })();
 
@@ -76,10 +94,34 @@ export interface ResponseValues {
   'pairing:reset': ResetResult;
   'pairing:take-reset': PairingCode | null;
   'folders:open': null;
+  /** The folder the user chose, or null when the dialog was cancelled. */
+  'folders:pick': string | null;
   'credential:store': null;
   'credential:read': string | null;
   'credential:clear': null;
+  'theme:set': null;
+  'desktop:settings': DesktopState;
+  'desktop:set-shortcut': ShortcutChange;
+  'desktop:set-close-to-tray': DesktopState;
+  'desktop:open-in-main': null;
 }
+
+/** The desktop shell's settings as the renderer shows them. */
+export interface DesktopState {
+  quick_ask_shortcut: string;
+  /** The shortcut that works now (null: none could be registered). */
+  active_shortcut: string | null;
+  close_to_tray: boolean;
+  /** False on desktops without a tray (then close-to-tray has no effect). */
+  tray: boolean;
+}
+
+/** A shortcut change: the new state, or why it was refused (the old shortcut stays). */
+export type ShortcutChange =
+  { ok: true; state: DesktopState } | { ok: false; reason: 'invalid' | 'taken'; message: string; state: DesktopState };
+
+/** Commands from the shell to the main window's renderer (tray's New chat, quick ask's "open in main"). */
+export type AppCommandPayload = { type: 'new-chat' } | { type: 'open-session'; workspaceId: string; sessionId: string };
 
 export interface EventPayloads {
   'backend:state-changed': BackendState;
@@ -89,6 +131,7 @@ export interface EventPayloads {
   /** "Reset pairing…" from the menu is done; the code is taken with `pairing.takeResetCode()`. */
   'pairing:reset-done': null;
   'menu:show-logs': null;
+  'app:command': AppCommandPayload;
 }
 
 export interface IpcError {
@@ -130,11 +173,26 @@ export interface ServiceAppApi {
   };
   folders: {
     open(folder: 'data' | 'logs'): Promise<IpcResult<null>>;
+    /** The system's folder picker (the catalog's filesystem server). */
+    pick(): Promise<IpcResult<string | null>>;
   };
   credential: {
     /** Encrypted with the OS keychain (safeStorage) before it touches the disk. */
     store(credential: string): Promise<IpcResult<null>>;
     read(): Promise<IpcResult<string | null>>;
     clear(): Promise<IpcResult<null>>;
+  };
+  desktop: {
+    getSettings(): Promise<IpcResult<DesktopState>>;
+    /** Registers the global quick-ask shortcut; a clash is reported and the old one stays. */
+    setShortcut(accelerator: string): Promise<IpcResult<ShortcutChange>>;
+    setCloseToTray(enabled: boolean): Promise<IpcResult<DesktopState>>;
+    /** From the quick-ask window: show this chat in the main window. */
+    openInMain(workspaceId: string, sessionId: string): Promise<IpcResult<null>>;
+    onCommand(listener: (command: AppCommandPayload) => void): Unsubscribe;
+  };
+  theme: {
+    /** The renderer's theme choice, so the window's own parts (title bar, menus, dialogs) match (nativeTheme). */
+    set(choice: 'system' | 'light' | 'dark'): Promise<IpcResult<null>>;
   };
 }

@@ -9,6 +9,7 @@ import { LogFileMirror } from '../logs/log-file-mirror.js';
 import { PendingResetCode } from '../pairing/reset-flow.js';
 import { BackendSupervisor } from '../supervisor/backend-supervisor.js';
 import { caCertArgs } from '../supervisor/ca-certs.js';
+import { shellEnvArgs } from '../supervisor/shell-env.js';
 import { findRunningBackend } from '../supervisor/running-backend.js';
 import { utilityProcessLauncher } from '../supervisor/utility-process.js';
 import { CredentialStore } from './credential-store.js';
@@ -18,6 +19,7 @@ import { whenLoaded } from './page-load.js';
 import { registerRendererScheme, serveRenderer } from './protocol.js';
 import { resetPairingFromMenu } from './reset-pairing-menu.js';
 import { hardenWebContents } from './security.js';
+import { setUpDesktopLife, type DesktopLife } from './desktop-life.js';
 import { createMainWindow } from './window.js';
 
 const MAIN_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -60,7 +62,8 @@ async function run(): Promise<void> {
     // One backend per data folder: use the one already running for it (headless, another copy).
     findRunning: () => findRunningBackend(dataDir),
     // The NODE_OPTIONS fuse makes Electron ignore NODE_EXTRA_CA_CERTS: pass the file as a flag.
-    extraArgs: caCertArgs(process.env),
+    // Tool servers find what the user's login shell finds (npx from nvm or Homebrew).
+    extraArgs: [...caCertArgs(process.env), ...shellEnvArgs(process.platform)],
   });
   const credentials = new CredentialStore(path.join(app.getPath('userData'), 'credential.enc'));
   const pendingReset = new PendingResetCode(log);
@@ -68,9 +71,12 @@ async function run(): Promise<void> {
   hardenWebContents(() => window);
   serveRenderer(paths.rendererDir);
   registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
+  // Set once the windows exist (the main window's close handler reads it).
+  const life: { desktop?: DesktopLife } = {};
   const openWindow = (route?: string): BrowserWindow => {
     const created = createMainWindow({ preload: paths.preload, rendererDir: paths.rendererDir, route });
     window = created;
+    created.on('close', (event) => life.desktop?.onMainClose(event, created));
     created.on('closed', () => {
       if (window === created) window = undefined;
     });
@@ -103,6 +109,18 @@ async function run(): Promise<void> {
   });
   openWindow();
   supervisor.start();
+  life.desktop = await setUpDesktopLife({
+    preload: paths.preload,
+    rendererDir: paths.rendererDir,
+    dataDir,
+    showMain: () => {
+      const target = window ?? openWindow();
+      target.show();
+      target.focus();
+      return target;
+    },
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
 
   app.on('activate', () => {
     if (!window) openWindow();
@@ -117,9 +135,15 @@ async function run(): Promise<void> {
     // A backend the app did not start (external) is left running.
     event.preventDefault();
     stopped = true;
+    life.desktop?.dispose();
     void supervisor
       .stop()
       .then(() => log.close())
-      .finally(() => app.quit());
+      // A postponed update installs now, after its snapshot (quitAndInstall quits by itself).
+      .then(() => life.desktop?.installPendingUpdate())
+      .then(
+        (installing) => (installing ? undefined : app.quit()),
+        () => app.quit(),
+      );
   });
 }

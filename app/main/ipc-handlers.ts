@@ -1,4 +1,4 @@
-import { ipcMain, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
+import { dialog, ipcMain, nativeTheme, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import { EVENTS, INVOKE, type EventChannel, type EventPayloads, type InvokeChannel } from '../ipc/contract.js';
 import { handleRequest, type InvokeHandler } from '../ipc/validate.js';
 import type { LogBuffer } from '../logs/log-buffer.js';
@@ -19,7 +19,7 @@ export interface IpcDeps {
 /** New log lines reach the renderer at most this often, in one message. */
 const LOG_BATCH_MS = 100;
 
-function handle<C extends InvokeChannel>(channel: C, handler: InvokeHandler<C>): void {
+export function handle<C extends InvokeChannel>(channel: C, handler: InvokeHandler<C>): void {
   // The sender is checked on the frame that sent the message, not on the window's main frame.
   ipcMain.handle(channel, (event: IpcMainInvokeEvent, payload: unknown) =>
     handleRequest(channel, event.senderFrame?.url, payload, handler),
@@ -44,6 +44,12 @@ export function registerIpc(deps: IpcDeps): void {
   handle(INVOKE.pairingReset, () => resetPairingForApp({ dataDir: deps.folders.data, log, state: supervisor.state }));
   handle(INVOKE.pairingTakeReset, () => deps.pendingReset.take());
   handle(INVOKE.foldersOpen, ({ folder }) => openFolder(deps.folders[folder]));
+  handle(INVOKE.foldersPick, async () => {
+    const window = deps.window();
+    const options = { properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[] };
+    const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+    return result.canceled ? null : (result.filePaths[0] ?? null);
+  });
   handle(INVOKE.credentialStore, async ({ credential }) => {
     await credentials.store(credential);
     return null;
@@ -51,6 +57,11 @@ export function registerIpc(deps: IpcDeps): void {
   handle(INVOKE.credentialRead, () => credentials.read());
   handle(INVOKE.credentialClear, async () => {
     await credentials.clear();
+    return null;
+  });
+  handle(INVOKE.themeSet, ({ choice }) => {
+    // `system` follows the OS; the renderer's prefers-color-scheme follows nativeTheme either way.
+    nativeTheme.themeSource = choice;
     return null;
   });
 

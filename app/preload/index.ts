@@ -28,11 +28,23 @@ const api = {
   },
   folders: {
     open: (folder) => ipcRenderer.invoke(INVOKE.foldersOpen, { folder }),
+    pick: () => ipcRenderer.invoke(INVOKE.foldersPick),
   },
   credential: {
     store: (credential) => ipcRenderer.invoke(INVOKE.credentialStore, { credential }),
     read: () => ipcRenderer.invoke(INVOKE.credentialRead),
     clear: () => ipcRenderer.invoke(INVOKE.credentialClear),
+  },
+  theme: {
+    set: (choice) => ipcRenderer.invoke(INVOKE.themeSet, { choice }),
+  },
+  desktop: {
+    getSettings: () => ipcRenderer.invoke(INVOKE.desktopSettings),
+    setShortcut: (accelerator) => ipcRenderer.invoke(INVOKE.desktopSetShortcut, { accelerator }),
+    setCloseToTray: (enabled) => ipcRenderer.invoke(INVOKE.desktopSetCloseToTray, { enabled }),
+    openInMain: (workspaceId, sessionId) =>
+      ipcRenderer.invoke(INVOKE.desktopOpenInMain, { workspace_id: workspaceId, session_id: sessionId }),
+    onCommand: (listener) => subscribe(EVENTS.appCommand, listener),
   },
 } satisfies ServiceAppApi;
 

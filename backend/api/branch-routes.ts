@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { requireModel } from '../chat/model-catalog.js';
 import { forkSession } from '../chat/session-fork.js';
-import { branchPage, checkSessionId, summary } from '../chat/session-store.js';
-import { activeLeaf, buildTree, siblingInfo, siblingsOf } from '../chat/session-tree.js';
-import { publicMessage } from '../chat/chat-types.js';
+import { siblingMessages } from '../chat/branch-page.js';
+import { IndexTree } from '../chat/index-tree.js';
+import { checkSessionId, summary } from '../chat/session-store.js';
 import type { ConfigStore } from '../config/config-store.js';
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { parseBody } from '../http/validation.js';
@@ -71,13 +71,8 @@ export function branchRoutes(stores: { workspaces: WorkspaceStore; config: Confi
 
   router.get(`${base}/messages/:mid/siblings`, async (req, res) => {
     const { wid, sid } = await ids(req.params);
-    const tree = buildTree((await sessions.readLog(wid, sid)).items);
-    if (!tree.byId.has(req.params.mid)) throw new ApiError('not_found', `No message ${req.params.mid.slice(0, 80)} in this session.`);
-    const messages = siblingsOf(tree, req.params.mid).map((m) => ({
-      ...publicMessage(m),
-      parent_id: m.parent_id ?? null,
-      siblings: siblingInfo(tree, m.id),
-    }));
+    const messages = await siblingMessages(await sessions.index(wid, sid), req.params.mid);
+    if (!messages) throw new ApiError('not_found', `No message ${req.params.mid.slice(0, 80)} in this session.`);
     res.json({ messages });
   });
   router.post(`${base}/messages/:mid/regenerate`, async (req, res) => {
@@ -92,18 +87,14 @@ export function branchRoutes(stores: { workspaces: WorkspaceStore; config: Confi
     const { message_id } = parseBody(ActiveSchema, req.body);
     if (engine.activeTurn(wid, sid))
       throw new ApiError('turn_in_progress', 'A turn is running in this session; switch branches once it ends.');
-    const tree = buildTree((await sessions.readLog(wid, sid)).items);
-    if (!tree.byId.has(message_id))
+    if ((await new IndexTree(await sessions.index(wid, sid)).message(message_id)) < 0)
       throw new ApiError('validation_failed', `message_id must be the id of a message in this session (no ${message_id.slice(0, 80)}).`, {
         field: 'message_id',
       });
-    const meta = await sessions.update(wid, sid, (m) => {
+    await sessions.update(wid, sid, (m) => {
       m.active_leaf = message_id;
     });
-    // The tree just read answers too (no turn runs, so it is the whole log): one read per switch.
-    const count = tree.byId.size;
-    const page = branchPage(tree, activeLeaf(tree, message_id), undefined, DEFAULT_PAGE);
-    res.json({ ...summary(meta), message_count: count, ...page, active_turn: null });
+    res.json(await engine.sessionView(wid, sid, undefined, DEFAULT_PAGE));
   });
   router.post(`${base}/fork`, async (req, res) => {
     const { wid, sid } = await ids(req.params);

@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
-import { searchSessions } from '../chat/session-search.js';
 import type { ConfigStore } from '../config/config-store.js';
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { parseBody } from '../http/validation.js';
@@ -22,7 +21,17 @@ const CreateSchema = TitleSchema.partial();
 const MessageSchema = z.object({
   content: z.string({ error: 'content must be a string' }).refine((s) => s.trim().length > 0, 'content must not be empty'),
   parent_id: z.string({ error: 'parent_id must be a message id or null' }).min(1, 'parent_id must not be empty').nullable().optional(),
+  // DESIGN 9: MCP resources to read now and store with the message.
+  resources: z
+    .array(z.object({ server: z.string().min(1, 'server is required'), uri: z.string().min(1, 'uri is required') }), {
+      error: 'resources must be a list of {server, uri}',
+    })
+    .max(10, 'resources must hold at most 10 entries')
+    .optional(),
 });
+
+/** Reads the resources a message refers to into text snapshots (tool servers, wired in by service.ts). */
+export type ResourceReader = (workspaceId: string, refs: { server: string; uri: string }[]) => Promise<string[]>;
 const ApprovalSchema = z.object({
   call_id: z.string({ error: 'call_id must be a string' }).min(1, 'call_id must not be empty'),
   decision: z.enum(['allow', 'deny'], { error: 'decision must be "allow" or "deny"' }),
@@ -30,6 +39,19 @@ const ApprovalSchema = z.object({
 });
 
 const DEFAULT_PAGE = 50;
+const DEFAULT_HITS = 20;
+const MAX_HITS = 100;
+const MAX_OFFSET = 10_000;
+
+function boundedInt(raw: unknown, field: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n < min || n > max)
+    throw new ApiError('validation_failed', `${field} must be an integer between ${min} and ${max}.`, { field });
+  return n;
+}
+
+/** Sessions listed when no limit is given. */
+const DEFAULT_LIST = 200;
 const MAX_PAGE = 500;
 
 function pageLimit(raw: unknown): number {
@@ -42,7 +64,11 @@ function pageLimit(raw: unknown): number {
 }
 
 /** Sessions, turns and search (DESIGN 6, HTTP). */
-export function chatRoutes(stores: { workspaces: WorkspaceStore; config: ConfigStore }, engine: ChatEngine): Router {
+export function chatRoutes(
+  stores: { workspaces: WorkspaceStore; config: ConfigStore },
+  engine: ChatEngine,
+  readResources?: ResourceReader,
+): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {
@@ -54,7 +80,10 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore; config: ConfigS
 
   router.get(base, async (req, res) => {
     const wid = await workspace(req.params.id);
-    res.json({ sessions: (await sessions.list(wid)).map(summary) });
+    const limit = req.query.limit === undefined ? DEFAULT_LIST : pageLimit(req.query.limit);
+    const before = typeof req.query.before === 'string' ? req.query.before : undefined;
+    const page = await sessions.listPage(wid, limit, before);
+    res.json({ sessions: page.sessions.map(summary), next: page.next });
   });
   router.post(base, async (req, res) => {
     const wid = await workspace(req.params.id);
@@ -89,13 +118,17 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore; config: ConfigS
     if (engine.activeTurn(wid, sid))
       throw new ApiError('turn_in_progress', 'A turn is running in this session; cancel it before deleting.');
     const trashed = await sessions.delete(wid, sid);
+    await engine.search.forgetSession(wid, sid);
     res.json({ deleted: sid, trashed_to: trashed });
   });
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content, parent_id } = parseBody(MessageSchema, req.body);
-    res.status(202).json(await engine.startTurn(wid, sid, content, parent_id));
+    const { content, parent_id, resources } = parseBody(MessageSchema, req.body);
+    if (resources?.length && !readResources)
+      throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
+    const snapshots = resources?.length ? await readResources!(wid, resources) : [];
+    res.status(202).json(await engine.startTurn(wid, sid, content, parent_id, snapshots));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);
@@ -114,7 +147,11 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore; config: ConfigS
     const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
     if (!q) throw new ApiError('validation_failed', 'q must be a non-empty search text.', { field: 'q' });
     if (q.length > 200) throw new ApiError('validation_failed', 'q must be at most 200 characters.', { field: 'q' });
-    res.json({ hits: await searchSessions(stores, sessions, q) });
+    const limit = req.query.limit === undefined ? DEFAULT_HITS : boundedInt(req.query.limit, 'limit', 1, MAX_HITS);
+    const offset = req.query.offset === undefined ? 0 : boundedInt(req.query.offset, 'offset', 0, MAX_OFFSET);
+    const raw = req.query.workspace_id;
+    const workspaceId = raw === undefined ? undefined : await workspace(typeof raw === 'string' ? raw : '');
+    res.json(await engine.search.search(q, { workspaceId, limit, offset }));
   });
   return router;
 }

@@ -3,6 +3,25 @@ import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { ApiError } from '../http/errors.js';
 import type { McpManager } from '../mcp/mcp-manager.js';
 import { checkWorkspaceId } from './workspace-routes.js';
+import { parseBody } from '../http/validation.js';
+import { z } from 'zod';
+
+const CheckSchema = z.object({
+  name: z.string({ error: 'name is required' }).min(1, 'name is required'),
+  workspace: z.string({ error: 'workspace must be a workspace id' }).optional(),
+});
+
+/** A workspace id from a request that must exist (400 when malformed, 404 when unknown). */
+export async function knownWorkspace(stores: { workspaces: WorkspaceStore }, raw: string): Promise<string> {
+  let id: string;
+  try {
+    id = checkWorkspaceId(raw);
+  } catch (err) {
+    throw new ApiError('validation_failed', `workspace: ${(err as Error).message}`, { field: 'workspace' });
+  }
+  if (!(await stores.workspaces.get(id))) throw new ApiError('not_found', `No workspace with id ${id}.`);
+  return id;
+}
 
 /**
  * `GET /api/mcp/status?workspace=ID`: the servers a turn in that workspace would use (global merged
@@ -26,6 +45,14 @@ export function mcpStatusRoutes(stores: { workspaces: WorkspaceStore }, manager:
       if (!(await stores.workspaces.get(workspaceId))) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
     }
     res.json({ workspace_id: workspaceId ?? null, servers: await manager.status(workspaceId) });
+  });
+  // "Connect" on the tool-servers page: start one server now and answer its status.
+  router.post('/api/mcp/status/check', async (req, res) => {
+    const { name, workspace } = parseBody(CheckSchema, req.body);
+    const workspaceId = workspace ? await knownWorkspace(stores, workspace) : undefined;
+    const status = await manager.check(name, workspaceId);
+    if (!status) throw new ApiError('not_found', `No tool server named "${name}".`);
+    res.json(status);
   });
   return router;
 }

@@ -30,7 +30,12 @@ async function checkProfile(stores: WorkspaceRouteStores, profileId: string | nu
 }
 
 /** workspaces.json + workspaces/<id>/: list, create (id generated), get, rename/bind, delete to trash. */
-export function workspaceRoutes(stores: WorkspaceRouteStores, ws: WsHub): Router {
+export function workspaceRoutes(
+  stores: WorkspaceRouteStores,
+  ws: WsHub,
+  /** Runs the removal once the workspace's running turns have ended. */
+  deleting: <T>(id: string, remove: () => Promise<T>) => Promise<T> = (_id, remove) => remove(),
+): Router {
   const router = Router();
   router.get('/api/workspaces', async (_req, res) => {
     res.json(await stores.workspaces.list());
@@ -57,7 +62,8 @@ export function workspaceRoutes(stores: WorkspaceRouteStores, ws: WsHub): Router
   });
   router.delete('/api/workspaces/:id', async (req, res) => {
     const id = checkWorkspaceId(req.params.id);
-    const trashed = await stores.workspaces.delete(id);
+    if (!(await stores.workspaces.get(id))) throw new ApiError('not_found', `No workspace with id ${id}.`);
+    const trashed = await deleting(id, () => stores.workspaces.delete(id));
     ws.configChanged('workspaces', id);
     res.json({ deleted: id, trashed_to: trashed });
   });

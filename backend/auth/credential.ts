@@ -15,12 +15,19 @@ export function credentialFromHeaders(headers: IncomingHttpHeaders): string | un
   return undefined;
 }
 
+/** The calling device, set by requireCredential (routes read it for `current` and rotation). */
+export function callingDevice(res: { locals: Record<string, unknown> }): string {
+  return res.locals.deviceId as string;
+}
+
 export function requireCredential(pairing: PairingService): RequestHandler {
   return (req, res, next) => {
-    if (!pairing.verify(credentialFromHeaders(req.headers))) {
+    const deviceId = pairing.authenticate(credentialFromHeaders(req.headers));
+    if (!deviceId) {
       res.set('WWW-Authenticate', 'Bearer');
       return next(new ApiError('unauthorized'));
     }
+    res.locals.deviceId = deviceId;
     next();
   };
 }

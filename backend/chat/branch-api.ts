@@ -35,6 +35,8 @@ export interface SessionPatch {
 export interface SendMessageRequest {
   content: string;
   parent_id?: string | null;
+  /** MCP resources read now and stored with the message (DESIGN 9). */
+  resources?: { server: string; uri: string }[];
 }
 
 /** GET …/messages/:mid/siblings */

@@ -14,9 +14,12 @@ export interface SearchHit {
   snippet: string;
 }
 
-/** GET /api/workspaces/:id/sessions */
+/** GET /api/workspaces/:id/sessions[?limit=N&before=<cursor>] (without limit: the first 200) */
 export interface SessionListResponse {
+  /** Newest first (updated_at, then id). */
   sessions: SessionSummary[];
+  /** Pass as `before` for the next page; null when this page is the last. */
+  next: string | null;
 }
 
 /** GET /api/workspaces/:id/sessions/:sid[?before=<message id>&limit=N] */
@@ -46,7 +49,12 @@ export interface ApprovalRequest {
 
 /** GET /api/search?q= */
 export interface SearchResponse {
+  /** Best first (bm25 rank); `?limit=N` (default 20, at most 100), `&offset=N`, `&workspace_id=` to filter. */
   hits: SearchHit[];
+  /** More hits after these: ask again with offset + limit. */
+  has_more: boolean;
+  /** The index is still catching up with the logs (after a rebuild): hits may be missing. */
+  indexing: boolean;
 }
 
 /**

@@ -5,11 +5,12 @@ import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
 import { newId, type SessionMeta, type StoredMessage } from './chat-types.js';
 import { resolveModel, type ModelStores } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
+import { SessionSearch } from './session-search.js';
 import { DEFAULT_TITLE, SessionStore, summary } from './session-store.js';
 import { noTools, type ToolSource } from '../tools/tool-source.js';
 import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
 import { runTurn } from './turn-runner.js';
-import { activeLeaf, buildTree, userMessageOf, type SessionTree } from './session-tree.js';
+import { IndexTree } from './index-tree.js';
 
 interface ActiveTurn {
   turnId: string;
@@ -25,12 +26,20 @@ const TITLE_CHARS = 60;
 /** Sessions and turns: one running turn per session, frames to every client, resumable. */
 export class ChatEngine {
   readonly sessions: SessionStore;
+  readonly search: SessionSearch;
   private readonly active = new Map<string, ActiveTurn>();
   private readonly registry = new TurnRegistry();
   private readonly tools: ToolSource;
+  /** Set at shutdown: no new turn starts. */
+  private closing = false;
+  /** Workspaces being deleted: no new turn starts in them. */
+  private readonly deleting = new Set<string>();
 
   constructor(private readonly deps: { stores: ModelStores & { paths: DataPaths }; ws: FrameHub; logger: Logger; tools?: ToolSource }) {
     this.sessions = new SessionStore(deps.stores.paths);
+    this.search = new SessionSearch(deps.stores.paths, deps.logger);
+    // Sessions that appeared in a folder from outside (copied in while running) become searchable.
+    this.sessions.onFolderRead = (workspaceId) => this.search.refreshWorkspace(workspaceId);
     this.tools = deps.tools ?? noTools;
     this.registry.attach(deps.ws);
   }
@@ -66,7 +75,9 @@ export class ChatEngine {
   async sessionView(workspaceId: string, sessionId: string, before: string | undefined, limit = 50) {
     const meta = await this.sessions.require(workspaceId, sessionId);
     const page = await this.page(workspaceId, sessionId, before, limit);
-    const count = page.log.items.filter((i) => i.role !== 'system').length;
+    const count = page.message_count;
+    // Records the search index has not seen (written while stopped, or by another program).
+    if (page.log_grew && !page.active_turn) void this.search.indexed(workspaceId, sessionId);
     // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
     if (count !== meta.message_count && !page.active_turn) {
       await this.sessions.update(workspaceId, sessionId, (m) => {
@@ -85,11 +96,15 @@ export class ChatEngine {
     sessionId: string,
     content: string,
     parentId?: string | null,
+    /** Resource snapshots stored with the message, as text blocks after its text. */
+    snapshots: string[] = [],
   ): Promise<{ turn_id: string; message_id: string }> {
     return this.launch(workspaceId, sessionId, undefined, async (meta, tree, turnId) => {
       let parent: string | null;
-      if (parentId === undefined) parent = activeLeaf(tree, meta.active_leaf);
-      else if (parentId === null || tree.byId.has(parentId)) parent = parentId;
+      if (parentId === undefined) {
+        const leaf = await tree.leaf(meta.active_leaf);
+        parent = leaf < 0 ? null : await tree.id(leaf);
+      } else if (parentId === null || (await tree.message(parentId)) >= 0) parent = parentId;
       else
         throw new ApiError('validation_failed', `parent_id must be the id of a message in this session (no ${parentId.slice(0, 80)}).`, {
           field: 'parent_id',
@@ -99,7 +114,7 @@ export class ChatEngine {
         role: 'user',
         created_at: new Date().toISOString(),
         parent_id: parent,
-        blocks: [{ type: 'text', text: content }],
+        blocks: [{ type: 'text', text: content }, ...snapshots.map((text) => ({ type: 'text' as const, text }))],
         turn_id: turnId,
       };
       return { message, title: content };
@@ -117,10 +132,12 @@ export class ChatEngine {
     modelRef?: string,
   ): Promise<{ turn_id: string; message_id: string }> {
     return this.launch(workspaceId, sessionId, modelRef, async (_meta, tree) => {
-      if (!tree.byId.has(messageId)) throw new ApiError('not_found', `No message ${messageId.slice(0, 80)} in this session.`);
-      const user = userMessageOf(tree, messageId);
-      if (!user) throw new ApiError('validation_failed', `The message ${messageId} answers no user message.`, { field: 'message_id' });
-      return { existing: user };
+      const at = await tree.message(messageId);
+      if (at < 0) throw new ApiError('not_found', `No message ${messageId.slice(0, 80)} in this session.`);
+      const user = await tree.userOf(at);
+      if (user < 0) throw new ApiError('validation_failed', `The message ${messageId} answers no user message.`, { field: 'message_id' });
+      const parent = await tree.parent(user);
+      return { existing: { id: await tree.id(user), parent_id: parent < 0 ? null : await tree.id(parent) } };
     });
   }
 
@@ -130,10 +147,12 @@ export class ChatEngine {
     modelRef: string | undefined,
     prepare: (
       meta: SessionMeta,
-      tree: SessionTree,
+      tree: IndexTree,
       turnId: string,
-    ) => Promise<{ message: StoredMessage; title: string } | { existing: StoredMessage }>,
+    ) => Promise<{ message: StoredMessage; title: string } | { existing: { id: string; parent_id: string | null } }>,
   ): Promise<{ turn_id: string; message_id: string }> {
+    if (this.closing) throw new ApiError('shutting_down', 'The backend is shutting down; send the message again once it runs.');
+    if (this.deleting.has(workspaceId)) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
     const meta = await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
@@ -155,13 +174,16 @@ export class ChatEngine {
         thinking: meta.thinking_override ?? undefined,
         field: modelRef ? 'model' : undefined,
       });
-      const tree = buildTree((await this.sessions.readLog(workspaceId, sessionId)).items);
+      const tree = new IndexTree(await this.sessions.index(workspaceId, sessionId));
       const prepared = await prepare(meta, tree, turn.turnId);
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
+      // A write that fails mid-turn (disk full) ends the turn at once: what is stored stays as it was.
+      appender.onFailure = () => turn.controller.abort('storage');
       const user = 'existing' in prepared ? prepared.existing : prepared.message;
       if ('message' in prepared) {
         appender.append({ t: 'message', m: prepared.message });
         await appender.sync();
+        void this.search.indexed(workspaceId, sessionId);
       }
       await this.sessions.update(workspaceId, sessionId, (m) => {
         m.updated_at = new Date().toISOString();
@@ -200,6 +222,7 @@ export class ChatEngine {
         .catch((err: Error) => this.deps.logger.error(`chat: turn ${turn.turnId} crashed: ${err.message}`))
         .finally(() => {
           clearTimeout(timer);
+          void this.search.indexed(workspaceId, sessionId);
           this.registry.finished(channel);
           if (this.active.get(key) === turn) this.active.delete(key);
         });
@@ -231,10 +254,43 @@ export class ChatEngine {
     this.running(workspaceId, sessionId, turnId).approvals.answer(callId, answer);
   }
 
-  /** Ends every running turn (shutdown); their partial text is stored. */
-  async close(): Promise<void> {
-    const turns = [...this.active.values()];
-    for (const t of turns) t.controller.abort('cancelled');
+  /** Aborts the matching turns; resolves once each has stored its end record. */
+  private async end(match: (key: string) => boolean, reason: 'cancelled' | 'shutdown'): Promise<void> {
+    const turns = [...this.active.entries()].filter(([key]) => match(key)).map(([, t]) => t);
+    for (const t of turns) t.controller.abort(reason);
     await Promise.all(turns.map((t) => t.done));
+  }
+
+  /**
+   * Before a workspace's folder goes to the trash: its turns end (cancelled) and store their
+   * records first, so none is left running with nobody able to cancel or answer it, and nothing
+   * is written back into the moved folder. `remove` runs while new turns there are refused.
+   */
+  async deleteWorkspace<T>(workspaceId: string, remove: () => Promise<T>): Promise<T> {
+    this.deleting.add(workspaceId);
+    try {
+      await this.end((key) => key.startsWith(`${workspaceId}/`), 'cancelled');
+      const removed = await remove();
+      await this.search.forgetWorkspace(workspaceId);
+      return removed;
+    } finally {
+      this.deleting.delete(workspaceId);
+    }
+  }
+
+  /**
+   * Shutdown: no new turns; running ones get `graceMs` to finish on their own, then are ended
+   * (`cancelled`, "the backend is stopping") with their turn_end record and usage stored.
+   */
+  async close(graceMs = 0): Promise<void> {
+    this.closing = true;
+    const running = Promise.all([...this.active.values()].map((t) => t.done));
+    if (graceMs > 0 && this.active.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    await this.end(() => true, 'shutdown');
+    await this.search.close();
   }
 }

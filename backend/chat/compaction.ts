@@ -61,6 +61,8 @@ export async function maybeCompact(
   ctx: CompactionTurn,
   adapter: ProtocolAdapter,
   items: Item[],
+  /** Position of items[0] in the whole session (a turn reads only the newest part of a long one). */
+  base = 0,
 ): Promise<{ record: CompactionRecord; usage: Usage } | null> {
   const { model } = ctx;
   const cfg = model.profile.compression;
@@ -69,7 +71,7 @@ export async function maybeCompact(
   if (!meta) return null;
   if (meta.last_compaction_at && Date.now() - Date.parse(meta.last_compaction_at) < cfg.cooldown_seconds * 1000) return null;
   const measured = meta.last_input_tokens ?? 0;
-  const newer = meta.last_input_tokens === undefined ? items : items.slice(meta.last_input_items ?? 0);
+  const newer = meta.last_input_tokens === undefined ? items : items.slice(Math.max(0, (meta.last_input_items ?? 0) - base));
   const gauge = measured + estimateTokens(buildConversation(newer));
   if (gauge < (model.contextWindow * cfg.threshold_percent) / 100) return null;
 

@@ -73,6 +73,7 @@ function answerEveryCall(messages: ConvMessage[]): ConvMessage[] {
     const results: Block[] = missing.map((b) => ({
       type: 'tool_result',
       call_id: (b as { call_id: string }).call_id,
+      ...((b as { provider_id?: string }).provider_id ? { provider_id: (b as { provider_id?: string }).provider_id } : {}),
       ok: false,
       content: UNFINISHED_CALL,
     }));

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { TEMP_PREFIX } from '../data/atomic-write.js';
 import type { LogRecord, SessionMeta } from './chat-types.js';
+import { recordLine } from './session-log.js';
 import type { SessionStore } from './session-store.js';
 
 const CHUNK_CHARS = 1 << 20;
@@ -41,7 +42,7 @@ export class SessionBatch {
     try {
       let chunk = '';
       for (const r of records) {
-        chunk += `${JSON.stringify(r)}\n`;
+        chunk += recordLine(r);
         if (chunk.length >= CHUNK_CHARS) {
           await handle.write(chunk);
           chunk = '';

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import type { CompactionRecord, LogRecord, StoredMessage } from './chat-types.js';
+import { forEachLine } from './log-lines.js';
 
 export interface TurnEnd {
   stop_reason?: string;
@@ -44,25 +45,22 @@ function lastOfTurn(log: SessionLog, turnId: string): StoredMessage | undefined 
   return undefined;
 }
 
-/** Folds the lines of events.jsonl; a line that does not parse is skipped, never fatal. */
-export function foldLog(text: string): SessionLog {
-  const log: SessionLog = { items: [], turnEnds: new Map(), skipped: 0 };
-  const index = new Map<string, number>();
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line.trim() === '') continue;
+/** Folds the lines of events.jsonl one at a time; a line that does not parse is skipped, never fatal. */
+export class LogFolder {
+  readonly log: SessionLog = { items: [], turnEnds: new Map(), skipped: 0 };
+  private readonly index = new Map<string, number>();
+
+  add(line: string): void {
+    const { log, index } = this;
+    if (line.trim() === '') return;
     let r: LogRecord;
     try {
       r = JSON.parse(line) as LogRecord;
     } catch {
       log.skipped += 1;
-      continue;
+      return;
     }
-    switch (r.t) {
+    switch (r?.t) {
       case 'message': {
         const at = index.get(r.m.id);
         if (at === undefined) {
@@ -92,7 +90,38 @@ export function foldLog(text: string): SessionLog {
         log.skipped += 1;
     }
   }
-  return log;
+}
+
+/** Folds the lines of events.jsonl; a line that does not parse is skipped, never fatal. */
+export function foldLog(text: string): SessionLog {
+  const folder = new LogFolder();
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    folder.add(text.slice(start, end));
+    start = end + 1;
+  }
+  return folder.log;
+}
+
+/** Lines longer than this are skipped when folded (no message is near it: tool results are cut to 100 KB). */
+export const MAX_FOLDED_LINE = 64 * 1024 * 1024;
+
+/** Folds the complete lines in [from, to) of a log file, streaming: no log, however large, becomes one string. */
+export async function foldRange(file: string, from: number, to: number): Promise<SessionLog> {
+  const folder = new LogFolder();
+  await forEachLine(
+    file,
+    from,
+    to,
+    (line) => {
+      if (line.full) folder.add(line.full.toString('utf8'));
+      else if (line.length > 0) folder.log.skipped += 1;
+    },
+    MAX_FOLDED_LINE,
+  );
+  return folder.log;
 }
 
 /** Reads events.jsonl, or only its first `maxBytes` (a snapshot taken at a checkpoint). */
@@ -117,12 +146,30 @@ export async function readLog(file: string, maxBytes?: number): Promise<SessionL
   return foldLog(text);
 }
 
+/**
+ * One line of events.jsonl. `parent_id` goes right after the id (and role), where the offset index
+ * reads it from the line's head without parsing the rest.
+ */
+export function recordLine(r: LogRecord): string {
+  if (r.t === 'message' && r.m.parent_id !== undefined) {
+    const { id, role, parent_id, ...rest } = r.m;
+    return `${JSON.stringify({ t: r.t, m: { id, role, parent_id, ...rest } })}\n`;
+  }
+  if (r.t === 'delta' && r.parent_id !== undefined) {
+    const { t, id, parent_id, ...rest } = r;
+    return `${JSON.stringify({ t, id, parent_id, ...rest })}\n`;
+  }
+  return `${JSON.stringify(r)}\n`;
+}
+
 /** Append-only writer of events.jsonl: records of one tick go out in one write, fsync on demand. */
 export class LogAppender {
   private pending: LogRecord[] = [];
   private chain: Promise<void> = Promise.resolve();
   private scheduled = false;
   private failed: Error | null = null;
+  /** Called once, at the first write that fails (the disk is full): the turn stops there. */
+  onFailure: ((err: Error) => void) | null = null;
   /** Bytes in the file after the last completed write. */
   private size: number;
 
@@ -171,7 +218,7 @@ export class LogAppender {
    */
   checkpoint(): Promise<number> {
     this.scheduled = false;
-    const data = this.pending.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const data = this.pending.map(recordLine).join('');
     this.pending = [];
     const done = this.chain.then(async () => {
       if (data && !this.failed) {
@@ -181,12 +228,18 @@ export class LogAppender {
           this.size += buffer.length;
         } catch (err) {
           this.failed = err as Error;
+          this.onFailure?.(this.failed);
         }
       }
       return this.size;
     });
     this.chain = done.then(() => undefined);
     return done;
+  }
+
+  /** The first write error, if any. */
+  get failure(): Error | null {
+    return this.failed;
   }
 
   /** Flushes and fsyncs (end of a turn); rejects when any write failed. */

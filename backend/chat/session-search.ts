@@ -1,40 +1,89 @@
-import type { WorkspaceStore } from '../workspaces/workspace-store.js';
-import type { SearchHit } from './chat-api.js';
-import type { SessionStore } from './session-store.js';
+import path from 'node:path';
+import type { DataPaths } from '../data/data-dir.js';
+import type { Logger } from '../log/logger.js';
+import { SearchIndex, type SearchPage } from './search-index.js';
 
-const MAX_HITS = 100;
-const CONTEXT = 40;
+export type { SearchPage };
 
-function snippet(text: string, at: number, length: number): string {
-  const start = Math.max(0, at - CONTEXT);
-  const end = Math.min(text.length, at + length + CONTEXT);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end).replace(/\s+/g, ' ')}${end < text.length ? '…' : ''}`;
-}
+/**
+ * Search across sessions through the persistent index, opened on first use (node:sqlite is not
+ * loaded at start) or shortly after start, when it catches up with the logs in the background.
+ */
+export class SessionSearch {
+  private index: Promise<SearchIndex> | null = null;
+  private closed = false;
+  /** Updates in flight: a search waits for them, so what was just stored is found. */
+  private readonly pending = new Set<Promise<void>>();
 
-/** Case-insensitive full-text search over the text of every session of every workspace, newest sessions first. */
-export async function searchSessions(stores: { workspaces: WorkspaceStore }, sessions: SessionStore, q: string): Promise<SearchHit[]> {
-  const needle = q.toLowerCase();
-  const hits: SearchHit[] = [];
-  const { workspaces } = await stores.workspaces.list();
-  for (const ws of workspaces) {
-    for (const meta of await sessions.list(ws.id)) {
-      const log = await sessions.readLog(ws.id, meta.id);
-      for (const item of log.items) {
-        const texts =
-          item.role === 'system'
-            ? [item.summary]
-            : item.blocks.flatMap((b) =>
-                b.type === 'text' || b.type === 'thinking' ? [b.text] : b.type === 'tool_result' ? [b.content] : [],
-              );
-        for (const text of texts) {
-          const at = text.toLowerCase().indexOf(needle);
-          if (at < 0) continue;
-          hits.push({ workspace_id: ws.id, session_id: meta.id, message_id: item.id, snippet: snippet(text, at, needle.length) });
-          if (hits.length >= MAX_HITS) return hits;
-          break;
-        }
-      }
-    }
+  constructor(
+    private readonly paths: DataPaths,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Opens the index and brings it up to date with every log (a rebuild when it was missing or damaged). */
+  start(): void {
+    void this.ready().catch(() => undefined);
   }
-  return hits;
+
+  private ready(): Promise<SearchIndex> {
+    this.index ??= SearchIndex.open(path.join(this.paths.root, 'search-index.sqlite'), this.paths.workspacesDir, this.logger).then(
+      (index) => {
+        // In the background: a search meanwhile answers with what is indexed and `indexing: true`.
+        void index.catchUp();
+        return index;
+      },
+    );
+    this.index.catch((err: Error) => {
+      this.logger.error(`search: cannot open the index: ${err.message}`);
+      this.index = null;
+    });
+    return this.index;
+  }
+
+  /** After messages were stored: indexes what the session's log gained. Never fails the caller. */
+  indexed(workspaceId: string, sessionId: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const update = this.ready()
+      .then((index) => index.update(workspaceId, sessionId))
+      .catch((err: Error) => this.logger.error(`search: indexing session ${sessionId} failed: ${err.message}`))
+      .finally(() => this.pending.delete(update));
+    this.pending.add(update);
+    return update;
+  }
+
+  /** A workspace's session folder changed from outside (sessions copied in, say): index what is new. */
+  refreshWorkspace(workspaceId: string): void {
+    if (this.closed) return;
+    const update = this.ready()
+      .then((index) => index.catchUpWorkspace(workspaceId))
+      .catch((err: Error) => this.logger.error(`search: indexing workspace ${workspaceId} failed: ${err.message}`))
+      .finally(() => this.pending.delete(update));
+    this.pending.add(update);
+  }
+
+  async forgetSession(workspaceId: string, sessionId: string): Promise<void> {
+    await this.ready().then(
+      (index) => index.removeSession(workspaceId, sessionId),
+      () => undefined,
+    );
+  }
+
+  async forgetWorkspace(workspaceId: string): Promise<void> {
+    await this.ready().then(
+      (index) => index.removeWorkspace(workspaceId),
+      () => undefined,
+    );
+  }
+
+  async search(q: string, options: { workspaceId?: string; limit: number; offset: number }): Promise<SearchPage> {
+    const index = await this.ready();
+    await Promise.all([...this.pending]);
+    return index.search(q, options);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const index = await this.index?.catch(() => null);
+    index?.close();
+  }
 }

@@ -7,8 +7,10 @@ import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../data/trash.js';
 import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
+import { branchHistory, branchPage, type MessagePage } from './branch-page.js';
+import { LogIndex } from './log-index.js';
+import { SessionListCache } from './session-list.js';
 import { readLog, type SessionLog } from './session-log.js';
-import { activeLeaf, branchItems, buildTree, siblingInfo, type SessionTree } from './session-tree.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_TITLE = 'New chat';
@@ -33,35 +35,23 @@ export function summary(meta: SessionMeta): SessionSummary {
   };
 }
 
-export interface MessagePage {
-  messages: MessageView[];
-  has_more: boolean;
-}
-
-/** A page of the branch that ends at `leaf`: each message with its parent and its place among its siblings. */
-export function branchPage(tree: SessionTree, leaf: string | null, before: string | undefined, limit: number): MessagePage {
-  const items = branchItems(tree, leaf);
-  let end = items.length;
-  if (before !== undefined) {
-    end = items.findIndex((m) => m.id === before);
-    if (end < 0)
-      throw new ApiError('validation_failed', `before must be the id of a message on the shown branch (no ${before.slice(0, 80)}).`, {
-        field: 'before',
-      });
-  }
-  const start = Math.max(0, end - limit);
-  const messages = items.slice(start, end).map((item) => {
-    const view = publicMessage(item);
-    return item.role === 'system' ? view : { ...view, parent_id: item.parent_id ?? null, siblings: siblingInfo(tree, item.id) };
-  });
-  return { messages, has_more: start > 0 };
-}
+export type { MessagePage };
 
 /** workspaces/<id>/sessions/<sid>/: session.json (atomic) and events.jsonl (append-only). */
 export class SessionStore {
   private readonly queue = new SerialQueue();
+  private readonly listing: SessionListCache;
 
-  constructor(private readonly paths: DataPaths) {}
+  /** Set by the engine: a workspace's session folder was read in full (search catches up with it). */
+  onFolderRead: (workspaceId: string) => void = () => undefined;
+
+  constructor(private readonly paths: DataPaths) {
+    this.listing = new SessionListCache(
+      (workspaceId) => paths.workspaceSessions(workspaceId),
+      (workspaceId) => this.readAll(workspaceId),
+      (workspaceId) => this.onFolderRead(workspaceId),
+    );
+  }
 
   dir(workspaceId: string, sessionId: string): string {
     return path.join(this.paths.workspaceSessions(workspaceId), sessionId);
@@ -95,12 +85,20 @@ export class SessionStore {
     return meta;
   }
 
-  async list(workspaceId: string): Promise<SessionMeta[]> {
+  private async readAll(workspaceId: string): Promise<SessionMeta[]> {
     const names = await fs.readdir(this.paths.workspaceSessions(workspaceId)).catch(() => [] as string[]);
     const metas = await Promise.all(names.filter((n) => SESSION_ID.test(n)).map((n) => this.get(workspaceId, n).catch(() => undefined)));
-    return metas
-      .filter((m): m is SessionMeta => !!m)
-      .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    return metas.filter((m): m is SessionMeta => !!m);
+  }
+
+  /** Every session of the workspace, newest first. */
+  list(workspaceId: string): Promise<SessionMeta[]> {
+    return this.listing.all(workspaceId);
+  }
+
+  /** A page of the list, newest first, after the cursor `before` (the `next` of the previous page). */
+  listPage(workspaceId: string, limit: number, before?: string): Promise<{ sessions: SessionMeta[]; next: string | null }> {
+    return this.listing.page(workspaceId, limit, before);
   }
 
   async create(workspaceId: string, title?: string): Promise<SessionMeta> {
@@ -120,6 +118,7 @@ export class SessionStore {
     await fs.mkdir(this.dir(workspaceId, id), { recursive: true, mode: 0o700 });
     await fs.writeFile(this.logFile(workspaceId, id), '', { mode: 0o600, flag: 'wx' });
     await writeFileAtomic(this.metaFile(workspaceId, id), `${JSON.stringify(meta, null, 2)}\n`);
+    await this.listing.changed(workspaceId, meta);
     return meta;
   }
 
@@ -130,30 +129,49 @@ export class SessionStore {
       const meta = await this.require(workspaceId, sessionId);
       mutate(meta);
       await writeFileAtomic(file, `${JSON.stringify(meta, null, 2)}\n`);
+      await this.listing.changed(workspaceId, meta);
       return meta;
     });
   }
 
   async delete(workspaceId: string, sessionId: string): Promise<string | null> {
     await this.require(workspaceId, sessionId);
-    return moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
+    const trashed = await moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
+    await this.listing.changed(workspaceId, null, sessionId);
+    return trashed;
   }
 
   readLog(workspaceId: string, sessionId: string, maxBytes?: number): Promise<SessionLog> {
     return readLog(this.logFile(workspaceId, sessionId), maxBytes);
   }
 
-  /** The newest `limit` messages before `before` (a message id), oldest first within the page. */
+  /** The session's offset index, brought up to date with events.jsonl. */
+  index(workspaceId: string, sessionId: string): Promise<LogIndex> {
+    return LogIndex.open(this.logFile(workspaceId, sessionId));
+  }
+
+  /**
+   * The newest `limit` messages of the branch shown before `before` (a message id), oldest first
+   * within the page. Reads only the index and the log bytes of the page; `maxBytes` is a snapshot of
+   * the log taken at a checkpoint of a running turn.
+   */
   async page(
     workspaceId: string,
     sessionId: string,
     before: string | undefined,
     limit: number,
     maxBytes?: number,
-  ): Promise<MessagePage & { log: SessionLog }> {
+  ): Promise<MessagePage & { message_count: number; log_grew: boolean }> {
     const meta = await this.require(workspaceId, sessionId);
-    const log = await this.readLog(workspaceId, sessionId, maxBytes);
-    const tree = buildTree(log.items);
-    return { ...branchPage(tree, activeLeaf(tree, meta.active_leaf), before, limit), log };
+    return branchPage(await this.index(workspaceId, sessionId), meta.active_leaf, before, limit, maxBytes);
+  }
+
+  /**
+   * The newest items of the branch that ends at the user message `userId` that fit in `budgetBytes`
+   * of log, starting at a user message: what a turn may send to the model. `base` is the position of
+   * the first one on that branch.
+   */
+  async history(workspaceId: string, sessionId: string, userId: string, budgetBytes: number) {
+    return branchHistory(await this.index(workspaceId, sessionId), userId, budgetBytes);
   }
 }

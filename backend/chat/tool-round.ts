@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { INVALID_ARGS } from '../llm/adapter-kit.js';
 import { ProviderError, type Block } from '../llm/llm-types.js';
 import { scrub } from '../llm/provider-call.js';
@@ -61,6 +62,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * DESIGN 9: every call gets the backend's own id, unique in the session, for frames, approvals and
+ * stored blocks; the provider's id (some compatible servers send none, or `call_0` every round)
+ * is kept only to answer the provider.
+ */
+export function ownCallId(b: ToolCall): ToolCall {
+  return { ...b, call_id: `call_${randomBytes(12).toString('base64url')}`, ...(b.call_id ? { provider_id: b.call_id } : {}) };
+}
+
 export function withSpec(b: ToolCall, specs: ToolSpec[]): Block {
   const spec = specs.find((s) => s.name === b.name);
   return { ...b, server: spec?.server ?? '', tool: spec?.tool ?? b.name ?? b.tool };
@@ -86,6 +96,7 @@ export async function runTools(ctx: ToolRoundTurn, calls: ToolCall[], specs: Too
     results.push({
       type: 'tool_result',
       call_id: call.call_id,
+      ...(call.provider_id ? { provider_id: call.provider_id } : {}),
       ok: outcome.ok,
       content,
       ...(outcome.keepOnCompaction ? { keep: true } : {}),

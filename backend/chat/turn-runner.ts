@@ -18,9 +18,8 @@ import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
-import { branchItems, buildTree } from './session-tree.js';
 import type { ToolSource } from '../tools/tool-source.js';
-import { runTools, toolStep, withSpec } from './tool-round.js';
+import { ownCallId, runTools, toolStep, withSpec } from './tool-round.js';
 import type { TurnChannel } from './turn-channel.js';
 
 export const BASE_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -51,11 +50,30 @@ export function systemPrompt(model: ResolvedModel, catalog: string): string {
 
 type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
 
-function failureOf(err: unknown, signal: AbortSignal, apiKey: string): { code: FailureCode; message: string } {
+/**
+ * Log bytes a turn reads for its history: twice what the context window holds at 4 characters a
+ * token, so a turn in a 100,000-message session reads about what it can send, not the whole log.
+ */
+export function historyBudget(contextWindow: number): number {
+  return Math.min(Math.max(contextWindow * 8, 256 * 1024), 32 * 1024 * 1024);
+}
+
+/** The turn's failure when events.jsonl could not be written (a full disk, a read-only folder). */
+export function storageFailure(err: Error): { code: FailureCode; message: string } {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOSPC' ? 'the disk is full (ENOSPC)' : `${code ?? err.message}`;
+  return {
+    code: 'storage_error',
+    message: `The reply could not be stored: ${why}. Free some space and send the message again; the history stored so far is intact.`,
+  };
+}
+
+function failureOf(err: unknown, signal: AbortSignal, apiKey: string, appender: LogAppender): { code: FailureCode; message: string } {
+  if (signal.aborted && signal.reason === 'storage' && appender.failure) return storageFailure(appender.failure);
   if (signal.aborted) {
-    return signal.reason === 'timeout'
-      ? { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' }
-      : { code: 'cancelled', message: 'The turn was cancelled.' };
+    if (signal.reason === 'timeout') return { code: 'timeout', message: 'The turn ran longer than timeout_seconds.' };
+    if (signal.reason === 'shutdown') return { code: 'cancelled', message: 'The turn was stopped: the backend was shutting down.' };
+    return { code: 'cancelled', message: 'The turn was cancelled.' };
   }
   if (err instanceof ProviderError) return { code: err.code, message: scrub(err.message, apiKey) };
   return { code: 'provider_error', message: scrub(`Internal error: ${(err as Error)?.message ?? String(err)}`, apiKey) };
@@ -67,8 +85,6 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
   let usage: Usage = zeroUsage();
   let lastInput: number | undefined;
   let itemCount = 0;
-  /** Messages of the whole session (every branch) once this turn's are stored. */
-  let messageCount: number | undefined;
   /** What the next stored message follows: the branch grows from the user message. */
   let parentId = ctx.userMessage.id;
   let storedReply = false;
@@ -79,30 +95,32 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
     parentId = message.id;
     appender.append({ t: 'message', m: message });
     items.push(message);
-    if (messageCount !== undefined) messageCount += 1;
     if (message.role === 'assistant') storedReply = true;
   };
   let turnItems: (StoredMessage | CompactionRecord)[] = [];
   try {
-    const log = await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId);
     // Only the branch that ends at the user message: other branches never reach the model.
-    turnItems = branchItems(buildTree(log.items), ctx.userMessage.id);
-    messageCount = log.items.filter((i) => i.role !== 'system').length;
+    const history = await ctx.sessions.history(ctx.workspaceId, ctx.sessionId, ctx.userMessage.id, historyBudget(model.contextWindow));
+    turnItems = history.items;
+    /** Position of the first history item read on the branch. */
+    const base = history.base;
     const adapter = await loadAdapter(model.protocol);
-    const compaction = await maybeCompact(ctx, adapter, turnItems);
+    const compaction = await maybeCompact(ctx, adapter, turnItems, base);
     if (compaction) {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const specs = model.offerTools
-      ? await toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal))
-      : [];
+    const listTools = () =>
+      model.offerTools ? toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
+    let specs = await listTools();
     const catalog = await toolStep(ctx.signal, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
     const system = systemPrompt(model, catalog);
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     let rounds = 0;
     for (;;) {
+      // A server may have changed its tools during the last round (notifications/tools/list_changed).
+      if (rounds > 0 && ctx.tools.toolsChanged?.()) specs = await listTools();
       const req: LlmRequest = {
         model: model.modelId,
         system,
@@ -148,8 +166,8 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       }
       usage = addUsage(usage, result.usage);
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
-      itemCount = turnItems.length;
-      const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(b, specs) : b));
+      itemCount = base + turnItems.length;
+      const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(ownCallId(b), specs) : b));
       const message: StoredMessage = {
         id: messageId,
         role: 'assistant',
@@ -181,7 +199,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       store(toolMessage, turnItems);
     }
   } catch (err) {
-    end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey) };
+    end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey, appender) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
     if (!storedReply) {
       // Failed before the model answered (tools, compaction): still a reply to regenerate.
@@ -196,12 +214,12 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       store(message, turnItems);
     }
   }
-  await finish(ctx, { usage, lastMessageId: parentId, lastInput, itemCount, messageCount }, end);
+  await finish(ctx, { usage, lastMessageId: parentId, lastInput, itemCount }, end);
 }
 
 async function finish(
   ctx: TurnContext,
-  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number; messageCount?: number },
+  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number },
   end: { stop: StopKind } | { error: { code: FailureCode; message: string } },
 ): Promise<void> {
   const { channel, appender, model } = ctx;
@@ -217,11 +235,13 @@ async function finish(
     await appender.sync();
   } catch (err) {
     ctx.logger.error(`chat: session ${ctx.sessionId}: events.jsonl could not be written: ${(err as Error).message}`);
+    // Whatever the provider said, the client must not believe the reply was kept.
+    end = { error: storageFailure(appender.failure ?? (err as Error)) };
   }
   await appender.close();
   try {
-    const count =
-      state.messageCount ?? (await ctx.sessions.readLog(ctx.workspaceId, ctx.sessionId)).items.filter((i) => i.role !== 'system').length;
+    // The index reads only what this turn appended.
+    const count = (await ctx.sessions.index(ctx.workspaceId, ctx.sessionId)).messageCount;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
       // The turn's last message ends the shown branch, unless the user switched away meanwhile.

@@ -9,22 +9,22 @@ import tls from 'node:tls';
  */
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g;
 
-export function readCaCertificates(file: string): string[] {
+export function readCaCertificates(file: string, flag = '-ca-certs'): string[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`-ca-certs ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
+    throw new Error(`${flag} ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
       cause: err,
     });
   }
   const pems = text.match(PEM_BLOCK) ?? [];
-  if (pems.length === 0) throw new Error(`-ca-certs ${file}: no PEM certificate ("-----BEGIN CERTIFICATE-----") in the file`);
+  if (pems.length === 0) throw new Error(`${flag} ${file}: no PEM certificate ("-----BEGIN CERTIFICATE-----") in the file`);
   for (const pem of pems) {
     try {
       tls.createSecureContext({ ca: pem });
     } catch (err) {
-      throw new Error(`-ca-certs ${file}: not a valid certificate (${(err as Error).message})`, { cause: err });
+      throw new Error(`${flag} ${file}: not a valid certificate (${(err as Error).message})`, { cause: err });
     }
   }
   return pems;

@@ -58,7 +58,12 @@ const httpUrl = (field: string) =>
 /** A provider as the API accepts it: stricter than what a hand-edited file may hold. */
 export const ProviderInputSchema = ProviderSchema.extend({
   id: ProviderSchema.shape.id.optional(),
-  api_key: z.string({ error: 'api_key must be a string' }).nullable().optional(),
+  api_key: z
+    .string({ error: 'api_key must be a string' })
+    .trim()
+    .refine((k) => /^[\x21-\x7e]*$/.test(k), 'api_key must not contain spaces or control characters')
+    .nullable()
+    .optional(),
   base_url: httpUrl('base_url').optional(),
 }).superRefine((provider, ctx) => {
   const seen = new Set<string>();

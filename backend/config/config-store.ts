@@ -111,8 +111,10 @@ export class ConfigStore {
   resolved(provider: ProviderEntry): ProviderEntry & { api_key_source: 'file' | 'env' | 'none' } {
     const env = envOverrides(provider.name, this.options.env);
     const baseUrl = (env.baseUrl ?? provider.base_url)?.replace(/\/+$/, '');
-    const apiKey = env.apiKey ?? provider.api_key;
-    const source = env.apiKey ? 'env' : provider.api_key ? 'file' : 'none';
+    // Trimmed as HTTP will send it, so that scrubbing recognises the key a provider echoes.
+    const fileKey = provider.api_key?.trim() || undefined;
+    const apiKey = env.apiKey ?? fileKey;
+    const source = env.apiKey ? 'env' : fileKey ? 'file' : 'none';
     return { ...provider, base_url: baseUrl, api_key: apiKey, api_key_source: source };
   }
 

@@ -55,7 +55,7 @@ export class ConfigWriter {
     let keepKey = input.api_key === undefined;
     if (typeof input.api_key === 'string' && input.api_key !== '') {
       if (input.api_key === env.apiKey) keepKey = true;
-      if (typeof storedKey === 'string' && input.api_key === maskKey(storedKey)) keepKey = true;
+      if (typeof storedKey === 'string' && input.api_key === maskKey(storedKey.trim())) keepKey = true;
     }
     if (keepKey || input.api_key === null || input.api_key === '') delete value.api_key;
     if (env.baseUrl && input.base_url === env.baseUrl.replace(/\/+$/, '')) {

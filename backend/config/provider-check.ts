@@ -1,3 +1,4 @@
+import { isSendableKey } from './env-overrides.js';
 import type { ModelEntry, ProviderCheckError, ProviderCheckResult, ProviderEntry } from './config-api.js';
 
 /** The version header the Claude messages API requires on every request. */
@@ -92,6 +93,8 @@ export async function checkProvider(provider: ProviderEntry, timeoutMs: number):
     error: status === undefined ? { code, message } : { code, message, status },
   });
   if (!provider.base_url) return fail('not_configured', 'The provider has no base_url.');
+  if (!isSendableKey(provider.api_key ?? ''))
+    return fail('not_configured', 'The API key contains spaces, line breaks or other characters a header cannot carry; enter it again.');
   const probe = probeFor({ ...provider, base_url: provider.base_url });
   const controller = new AbortController();
   let timedOut = false;
@@ -122,7 +125,8 @@ export async function checkProvider(provider: ProviderEntry, timeoutMs: number):
     return { ok: true, latency_ms: elapsed(), models: remote.map((m) => m.id), remote, error: null };
   } catch (err) {
     const { code, message } = classify(err, timedOut);
-    return fail(code, message);
+    const key = provider.api_key ?? '';
+    return fail(code, key.length >= 4 ? message.split(key).join('***') : message);
   } finally {
     clearTimeout(timer);
   }

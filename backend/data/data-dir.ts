@@ -23,6 +23,8 @@ export function dataPaths(root: string) {
     selfhostDir: path.join(root, 'selfhost'),
     pairing: path.join(root, 'selfhost', 'pairing.json'),
     bootstrapSecret: path.join(root, 'selfhost', 'bootstrap_secret'),
+    /** OAuth tokens of remote tool servers (DESIGN 9). */
+    mcpTokens: path.join(root, 'selfhost', 'mcp_tokens.json'),
     swapConfig: path.join(root, 'swap.yaml'),
   };
 }
@@ -41,7 +43,7 @@ defaults: {}
 /** Files that hold secrets: created 0600, repaired to 0600 when found laxer. */
 export function secretFiles(p: DataPaths): string[] {
   // global_mcp_servers.json carries tool servers' env and headers (tokens).
-  return [p.config, p.pairing, p.bootstrapSecret, p.globalMcp];
+  return [p.config, p.pairing, p.bootstrapSecret, p.globalMcp, p.mcpTokens];
 }
 
 /**

@@ -66,6 +66,54 @@ export class InstanceLockedError extends Error {
 
 /** A lock file being written by a racing starter is empty for a moment; only an old unreadable one is stale. */
 const UNREADABLE_GRACE_MS = 5000;
+const TAKEOVER_STALE_MS = 10_000;
+
+type Verdict = { kind: 'live'; holder: InstanceInfo } | { kind: 'stale'; text: string } | { kind: 'wait' };
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function judge(file: string): Promise<Verdict> {
+  const text = await fs.readFile(file, 'utf8').catch(() => null);
+  if (text === null) return { kind: 'wait' }; // removed meanwhile: try again
+  const holder = parseInstance(text);
+  if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) return { kind: 'live', holder };
+  if (!holder) {
+    const mtime = await fs.stat(file).then(
+      (st) => st.mtimeMs,
+      () => null,
+    );
+    if (mtime === null || Date.now() - mtime < UNREADABLE_GRACE_MS) return { kind: 'wait' };
+  }
+  return { kind: 'stale', text };
+}
+
+/**
+ * Removes a stale lock under `instance.lock.takeover`, created with O_EXCL: without it two starters
+ * that both judged the same stale file could each remove it, the second one removing the fresh lock
+ * the first had just created, and both would run. A takeover file left by a starter that died in
+ * those few milliseconds is itself stale after TAKEOVER_STALE_MS.
+ */
+async function takeOver(file: string, staleText: string): Promise<void> {
+  const guard = `${file}.takeover`;
+  try {
+    await fs.writeFile(guard, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const mtime = await fs.stat(guard).then(
+      (st) => st.mtimeMs,
+      () => null,
+    );
+    if (mtime !== null && Date.now() - mtime > TAKEOVER_STALE_MS) await fs.rm(guard, { force: true });
+    await pause(20);
+    return;
+  }
+  try {
+    // Judged again under the guard: another starter may have replaced it meanwhile.
+    if ((await fs.readFile(file, 'utf8').catch(() => null)) === staleText) await fs.rm(file, { force: true });
+  } finally {
+    await fs.rm(guard, { force: true });
+  }
+}
 
 export class InstanceLock {
   private released = false;
@@ -82,7 +130,7 @@ export class InstanceLock {
     const file = instanceLockPath(dataDir);
     await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const info: InstanceInfo = { pid: process.pid, url: null, swap_url: null, started_at: new Date().toISOString() };
-    for (let attempt = 0; attempt < 20; attempt++) {
+    for (let attempt = 0; attempt < 100; attempt++) {
       try {
         // O_EXCL: of two backends starting at once, exactly one creates the file.
         await fs.writeFile(file, `${JSON.stringify(info)}\n`, { flag: 'wx', mode: 0o600 });
@@ -90,16 +138,10 @@ export class InstanceLock {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      const text = await fs.readFile(file, 'utf8').catch(() => null);
-      if (text === null) continue; // removed meanwhile: try again
-      const holder = parseInstance(text);
-      if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) throw new InstanceLockedError(dataDir, holder);
-      if (!holder && Date.now() - (await fs.stat(file)).mtimeMs < UNREADABLE_GRACE_MS) {
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      // Stale: remove it only if it is still the file we judged.
-      if ((await fs.readFile(file, 'utf8').catch(() => null)) === text) await fs.rm(file, { force: true });
+      const verdict = await judge(file);
+      if (verdict.kind === 'live') throw new InstanceLockedError(dataDir, verdict.holder);
+      if (verdict.kind === 'stale') await takeOver(file, verdict.text);
+      else await pause(50);
     }
     throw new Error(`cannot take the lock ${file}: it keeps changing`);
   }

@@ -11,6 +11,7 @@ export const ERROR_CATALOG = {
   no_model: { status: 400, message: 'No model resolves for this workspace.' },
   unauthorized: { status: 401, message: 'A valid credential is required.' },
   invalid_pairing: { status: 401, message: 'The pairing code or bootstrap secret is invalid or expired.' },
+  invalid_invite: { status: 401, message: 'The invite code is invalid, expired or already used.' },
   forbidden_host: { status: 403, message: 'The Host header is not allowed.' },
   forbidden_origin: { status: 403, message: 'The Origin is not allowed.' },
   not_found: { status: 404, message: 'Not found.' },
@@ -20,6 +21,7 @@ export const ERROR_CATALOG = {
   already_exists: { status: 409, message: 'An item with that name already exists.' },
   config_invalid: { status: 409, message: 'The file failed to parse; fix it by hand first.' },
   turn_in_progress: { status: 409, message: 'A turn is already running in this session.' },
+  backup_invalid: { status: 422, message: 'The snapshot is damaged or not a backup of this service; nothing was changed.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Request bodies must be JSON (Content-Type: application/json).' },
   too_many_requests: { status: 429, message: 'Too many failed attempts; wait before trying again.' },
@@ -28,6 +30,7 @@ export const ERROR_CATALOG = {
   upstream_error: { status: 500, message: 'The upstream service failed.' },
   storage_error: { status: 500, message: 'The data directory could not be written.' },
   upstream_unavailable: { status: 502, message: 'The upstream service could not be reached.' },
+  shutting_down: { status: 503, message: 'The backend is shutting down.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

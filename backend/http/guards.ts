@@ -40,12 +40,15 @@ export interface OriginPolicy {
   extraOrigins: () => readonly string[];
   /** The port the listener actually bound, for its own origins. */
   port: () => number;
+  /** True when the listener serves HTTPS (its own origins are https://…). */
+  secure?: () => boolean;
 }
 
 function ownOrigins(policy: OriginPolicy, headers: IncomingHttpHeaders): string[] {
   const port = policy.port();
   if (policy.loopbackBind) {
-    return ['localhost', '127.0.0.1', '[::1]'].map((h) => `http://${h}:${port}`);
+    const scheme = policy.secure?.() ? 'https' : 'http';
+    return ['localhost', '127.0.0.1', '[::1]'].map((h) => `${scheme}://${h}:${port}`);
   }
   // Off loopback the Host check does not apply, so the page's own origin is its Host.
   return headers.host ? [`http://${headers.host.toLowerCase()}`, `https://${headers.host.toLowerCase()}`] : [];

@@ -1,5 +1,6 @@
 import { effortFor, jsonArgs, parseData, toolResultText } from './adapter-kit.js';
 import {
+  providerCallId,
   ProviderError,
   zeroUsage,
   type Block,
@@ -45,13 +46,13 @@ function compatMessages(req: LlmRequest): unknown[] {
     else if (m.role === 'assistant') {
       const calls = m.blocks.flatMap((b) =>
         b.type === 'tool_call'
-          ? [{ id: b.call_id, type: 'function', function: { name: b.name ?? b.tool, arguments: JSON.stringify(b.arguments) } }]
+          ? [{ id: providerCallId(b), type: 'function', function: { name: b.name ?? b.tool, arguments: JSON.stringify(b.arguments) } }]
           : [],
       );
       out.push(calls.length > 0 ? { role: 'assistant', content: text || null, tool_calls: calls } : { role: 'assistant', content: text });
     } else {
       for (const b of m.blocks)
-        if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.call_id, content: toolResultText(b) });
+        if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: providerCallId(b), content: toolResultText(b) });
     }
   }
   return out;
@@ -116,7 +117,8 @@ class CompatReader {
         const index = tc.index ?? 0;
         let call = this.calls.get(index);
         if (!call) {
-          call = { id: tc.id ?? `call_${index}`, name: tc.function?.name ?? '', args: '' };
+          // Some compatible servers send no id: the backend's own id then serves the provider as well.
+          call = { id: tc.id ?? '', name: tc.function?.name ?? '', args: '' };
           this.calls.set(index, call);
           if (call.name) this.emit({ type: 'tool_call_started', call_id: call.id, name: call.name });
         } else if (tc.function?.name && !call.name) call.name = tc.function.name;

@@ -22,13 +22,30 @@ export function addUsage(a: Usage, b: Usage): Usage {
 /**
  * A block of a conversation message, protocol-neutral. Fields after the public ones carry what a
  * protocol needs back unchanged: native thinking `signature` / `redacted` data, responsemode
- * reasoning `item_id` + `encrypted`, the model-facing tool `name`.
+ * reasoning `item_id` + `encrypted`, the model-facing tool `name`, and the provider's own id of a
+ * tool call (`provider_id`: DESIGN 9, `call_id` is the backend's, unique in the session).
  */
 export type Block =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string; signature?: string; redacted?: string; item_id?: string; encrypted?: string }
-  | { type: 'tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; name?: string }
-  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; keep?: boolean };
+  | {
+      type: 'tool_call';
+      call_id: string;
+      server: string;
+      tool: string;
+      arguments: Record<string, unknown>;
+      name?: string;
+      provider_id?: string;
+    }
+  | { type: 'tool_result'; call_id: string; ok: boolean; content: string; keep?: boolean; provider_id?: string };
+
+/**
+ * The id a provider sees for a tool call or its result: its own when it gave one, else the
+ * backend's (older sessions stored the provider's id as `call_id`).
+ */
+export function providerCallId(b: { call_id: string; provider_id?: string }): string {
+  return b.provider_id || b.call_id;
+}
 
 export interface ConvMessage {
   role: 'user' | 'assistant' | 'tool';
@@ -101,7 +118,8 @@ export type FailureCode =
   | 'timeout'
   | 'cancelled'
   | 'context_overflow'
-  | 'tool_error';
+  | 'tool_error'
+  | 'storage_error';
 
 /** A failure of a turn, with the code the `turn.failed` frame carries. */
 export class ProviderError extends Error {

@@ -1,5 +1,6 @@
 import { jsonArgs, parseData } from './adapter-kit.js';
 import {
+  providerCallId,
   ProviderError,
   type Block,
   type ConvMessage,
@@ -47,9 +48,9 @@ function nativeBlock(b: Block): Json | null {
       if (b.redacted) return { type: 'redacted_thinking', data: b.redacted };
       return b.signature ? { type: 'thinking', thinking: b.text, signature: b.signature } : null;
     case 'tool_call':
-      return { type: 'tool_use', id: b.call_id, name: b.name ?? b.tool, input: b.arguments };
+      return { type: 'tool_use', id: providerCallId(b), name: b.name ?? b.tool, input: b.arguments };
     case 'tool_result':
-      return { type: 'tool_result', tool_use_id: b.call_id, content: b.content, ...(b.ok ? {} : { is_error: true }) };
+      return { type: 'tool_result', tool_use_id: providerCallId(b), content: b.content, ...(b.ok ? {} : { is_error: true }) };
   }
 }
 

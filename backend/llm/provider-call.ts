@@ -108,6 +108,12 @@ async function attemptOnce(
   signal: AbortSignal,
   emit: (e: StreamEvent) => void,
 ): Promise<LlmResult> {
+  // Visible ASCII only, else fetch refuses the header and quotes the key in its error.
+  if (!/^[\x21-\x7e]*$/.test(endpoint.apiKey))
+    throw new ProviderError(
+      'provider_unauthorized',
+      'The API key contains spaces, line breaks or other characters a header cannot carry; enter it again.',
+    );
   const { url, headers, body } = adapter.request(req, endpoint);
   let res: Response;
   try {
@@ -120,7 +126,8 @@ async function attemptOnce(
     });
   } catch (err) {
     if (signal.aborted) throw abortError(signal);
-    throw new ProviderError('provider_unreachable', `The provider could not be reached at ${new URL(url).origin} (${causeCode(err)}).`);
+    const cause = scrub(causeCode(err), endpoint.apiKey);
+    throw new ProviderError('provider_unreachable', `The provider could not be reached at ${new URL(url).origin} (${cause}).`);
   }
   if (!res.ok) {
     const text = await res.text().catch(() => '');

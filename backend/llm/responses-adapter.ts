@@ -1,5 +1,6 @@
 import { effortFor, jsonArgs, parseData, toolResultText } from './adapter-kit.js';
 import {
+  providerCallId,
   ProviderError,
   type Block,
   type LlmRequest,
@@ -50,9 +51,9 @@ function responsesInput(req: LlmRequest): Json[] {
           encrypted_content: b.encrypted,
         });
       } else if (b.type === 'tool_call') {
-        out.push({ type: 'function_call', call_id: b.call_id, name: b.name ?? b.tool, arguments: JSON.stringify(b.arguments) });
+        out.push({ type: 'function_call', call_id: providerCallId(b), name: b.name ?? b.tool, arguments: JSON.stringify(b.arguments) });
       } else if (b.type === 'tool_result') {
-        out.push({ type: 'function_call_output', call_id: b.call_id, output: toolResultText(b) });
+        out.push({ type: 'function_call_output', call_id: providerCallId(b), output: toolResultText(b) });
       }
     }
   }

@@ -20,6 +20,22 @@ const processSink: LogSink = {
   },
 };
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * DESIGN 9: control characters in what is logged (a server name, a stderr line) are shown as
+ * `\xNN`/`\uNNNN`, so they cannot rewrite the terminal or end a line early. A message's second and
+ * later lines (stack traces) are indented, so no text inside a message can start a line that
+ * readers of the log parse (`pairing code: …`, `paired with …`, `listening on …`).
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 /**
  * The service's logger: plain text lines on stdout (errors and warnings on stderr), a ring buffer of the
  * most recent lines for `/api/logs`, and listeners for the WebSocket `log` topic.
@@ -51,7 +67,8 @@ export class Logger {
 
   private emit(stream: LogStream, raw: string): void {
     const lines = redact(raw).split(/\r?\n/);
-    for (const line of lines) {
+    for (const [i, text] of lines.entries()) {
+      const line = i === 0 ? escapeControls(text) : `  ${escapeControls(text)}`;
       const entry: LogEntry = { seq: this.next + 1, time: new Date().toISOString(), stream, line };
       this.buffer[this.next % this.capacity] = entry;
       this.next += 1;

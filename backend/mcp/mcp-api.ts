@@ -7,8 +7,25 @@ import { z } from 'zod';
  */
 export const REMOTE_TYPES = ['http', 'sse', 'streamable-http'] as const;
 
+/** C0/C1 controls, DEL and the Unicode line separators: they could forge log lines or headers (DESIGN 9). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
 const stringMap = (field: string) =>
-  z.record(z.string(), z.string({ error: `${field} values must be strings` }), { error: `${field} must map names to strings` });
+  z
+    .record(
+      z.string(),
+      z
+        .string({ error: `${field} values must be strings` })
+        .refine((v) => !CONTROL_CHARS.test(v), `${field} values must not contain control characters`),
+      { error: `${field} must map names to strings` },
+    )
+    .superRefine((map, ctx) => {
+      // Reported on the map itself: the bad name must not end up in the error's field.
+      if (Object.keys(map).some((k) => CONTROL_CHARS.test(k) || !k)) {
+        ctx.addIssue({ code: 'custom', message: `${field} names must be non-empty and must not contain control characters` });
+      }
+    });
 
 /** Approval keys every entry may carry: `approval` (default `ask`) and `always_allow` (tool names as the server lists them). */
 export const APPROVAL_MODES = ['auto', 'ask'] as const;
@@ -59,6 +76,10 @@ export const McpFileSchema = z
   .loose()
   .superRefine((file, ctx) => {
     for (const [name, server] of Object.entries(file.mcpServers)) {
+      if (CONTROL_CHARS.test(name)) {
+        ctx.addIssue({ code: 'custom', path: ['mcpServers'], message: 'server names must not contain control characters' });
+        continue;
+      }
       if (!SERVER_NAME.test(name)) {
         ctx.addIssue({ code: 'custom', path: ['mcpServers', name], message: 'server names must be 1-100 characters without slashes' });
         continue;

@@ -4,7 +4,7 @@ import type { DataPaths } from '../data/data-dir.js';
 import type { SerialQueue } from '../data/serial-queue.js';
 import { keepInTrash } from '../data/trash.js';
 import { ApiError } from '../http/errors.js';
-import { McpFileSchema, type McpFile } from './mcp-api.js';
+import { CONTROL_CHARS, McpFileSchema, type McpFile } from './mcp-api.js';
 import { CLI_SERVER_NAME } from './mcp-store.js';
 
 type Raw = Record<string, unknown>;
@@ -39,6 +39,9 @@ export class McpEntryStore {
   }
 
   private checkEntry(scope: McpScope, name: string, server: unknown): void {
+    if (CONTROL_CHARS.test(name)) {
+      throw new ApiError('validation_failed', 'name: server names must not contain control characters', { field: 'name' });
+    }
     if (scope.global && this.cliUrl && name === CLI_SERVER_NAME) {
       throw new ApiError('already_exists', `A tool server named "${CLI_SERVER_NAME}" already exists: the read-only -mcp server.`, {
         field: 'name',

@@ -4,10 +4,16 @@ import type { StdioExit } from './stdio-transport.js';
 export class ToolServerError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not_found' | 'exited' | 'http' | 'timeout' | 'config' | 'connect' | 'protocol',
+    readonly kind: 'not_found' | 'exited' | 'http' | 'timeout' | 'config' | 'connect' | 'protocol' | 'auth',
   ) {
     super(message);
   }
+}
+
+/** The command was not on the PATH the server would have been started with. */
+export function describeNotFound(command: string, searched: string[]): ToolServerError {
+  const where = searched.length > 0 ? `searched ${searched.join(process.platform === 'win32' ? ';' : ':')}` : 'PATH is empty';
+  return new ToolServerError(`command not found: ${command} (${where})`, 'not_found');
 }
 
 function lastLines(lines: string[], n = 5): string {
@@ -79,4 +85,9 @@ export function describeRemoteError(rawUrl: string, err: unknown): ToolServerErr
   const cause = (err as { cause?: { message?: unknown } })?.cause?.message;
   const why = typeof cause === 'string' && cause ? ` (${cause.split(rawUrl).join(url)})` : '';
   return new ToolServerError(`${url}: ${message}${why}`, 'protocol');
+}
+
+/** A server that could not answer a request (prompts, resources), for an API error message. */
+export function serverFailureMessage(server: string, err: unknown): string {
+  return `The tool server ${server} could not answer: ${(err as Error)?.message ?? String(err)}`;
 }

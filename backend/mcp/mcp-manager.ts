@@ -1,7 +1,11 @@
 import type { DataPaths } from '../data/data-dir.js';
-import { McpConnection, type ServerState, type ServerTool } from './mcp-connection.js';
+import { McpConnection, type ServerTool } from './mcp-connection.js';
+import type { ServerStatus } from './mcp-status-api.js';
+import { authKey, type McpOAuth } from './oauth-client.js';
 import type { McpStore } from './mcp-store.js';
-import { resolveServers, type ResolvedServer, type ServerSource, type TransportKind } from './server-config.js';
+import { resolveServers, type ResolvedServer } from './server-config.js';
+
+export type { ServerStatus };
 
 export const IDLE_MS = 5 * 60_000;
 export const CALL_TIMEOUT_MS = 60_000;
@@ -17,21 +21,9 @@ export interface ManagerOptions {
   idleMs?: number;
   callTimeoutMs?: number;
   startTimeoutMs?: number;
-}
-
-/** One server as `GET /api/mcp/status` reports it. */
-export interface ServerStatus {
-  name: string;
-  source: ServerSource;
-  transport: TransportKind | 'invalid';
-  state: ServerState;
-  disabled: boolean;
-  approval: 'auto' | 'ask';
-  always_allow: string[];
-  tools: { name: string; description: string }[];
-  error: string | null;
-  /** Process id of a running stdio server (its process group leader). */
-  pid: number | null;
+  /** `-shell-env`: the login shell's PATH for stdio servers. */
+  shellPath?: () => Promise<string | undefined>;
+  oauth?: McpOAuth;
 }
 
 /**
@@ -48,6 +40,29 @@ export class McpManager {
 
   constructor(private readonly options: ManagerOptions) {
     this.callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
+    // After a sign-in, the servers that waited for it connect at once.
+    if (options.oauth)
+      options.oauth.onSignedIn = (key) =>
+        this.reconnect((s) => s.transport !== 'stdio' && s.transport !== 'invalid' && authKey(s.url) === key);
+  }
+
+  /** Starts again the connections of the matching servers that are not running. */
+  private reconnect(match: (server: ResolvedServer) => boolean): void {
+    for (const conn of this.connections.values()) {
+      if (match(conn.server) && conn.state !== 'ready') void conn.ensureStarted();
+    }
+  }
+
+  /** "Sign out": forget the server's tokens and stop its connection (the next use asks to sign in). */
+  async signOut(name: string, workspaceId?: string): Promise<boolean> {
+    const server = (await this.servers(workspaceId)).find((s) => s.name === name);
+    if (!server || server.transport === 'stdio' || server.transport === 'invalid' || !this.options.oauth) return false;
+    await this.options.oauth.signOut(server.url);
+    for (const conn of this.connections.values()) {
+      const s = conn.server;
+      if (s.transport !== 'stdio' && s.transport !== 'invalid' && authKey(s.url) === authKey(server.url)) await conn.stop();
+    }
+    return true;
   }
 
   servers(workspaceId?: string): Promise<ResolvedServer[]> {
@@ -64,6 +79,8 @@ export class McpManager {
       startTimeoutMs: this.options.startTimeoutMs ?? START_TIMEOUT_MS,
       callTimeoutMs: this.callTimeoutMs,
       log: this.options.log,
+      shellPath: this.options.shellPath,
+      oauth: this.options.oauth,
     });
     if (!this.closed) this.connections.set(server.key, conn);
     const slot = server.key.slice(0, server.key.lastIndexOf('\u0000'));
@@ -103,7 +120,11 @@ export class McpManager {
 
   async status(workspaceId?: string): Promise<ServerStatus[]> {
     const servers = await this.servers(workspaceId);
-    return servers.map((s) => {
+    const oauth = this.options.oauth;
+    const signedIn = await Promise.all(
+      servers.map((s) => (oauth && s.transport !== 'stdio' && s.transport !== 'invalid' ? oauth.store.signedIn(authKey(s.url)) : false)),
+    );
+    return servers.map((s, i) => {
       const conn = this.peek(s);
       const tools: ServerTool[] = conn?.tools ?? [];
       return {
@@ -117,8 +138,40 @@ export class McpManager {
         tools: tools.map((t) => ({ name: t.name, description: t.description })),
         error: conn?.error ?? (s.transport === 'invalid' ? `invalid configuration: ${s.problem}` : null),
         pid: conn?.pid ?? null,
+        auth_required: conn?.authorizeUrl !== undefined,
+        authorize_url: conn?.authorizeUrl ?? null,
+        signed_in: signedIn[i],
       };
     });
+  }
+
+  /** The workspace's enabled servers, started (prompts and resources are asked of running servers). */
+  async started(workspaceId: string): Promise<McpConnection[]> {
+    const servers = (await this.servers(workspaceId)).filter((s) => !s.disabled);
+    return this.startAll(servers);
+  }
+
+  /** One enabled server of the workspace by name, started; undefined when there is none. */
+  async startedOne(workspaceId: string, name: string): Promise<McpConnection | undefined> {
+    const server = (await this.servers(workspaceId)).find((s) => s.name === name && !s.disabled);
+    if (!server) return undefined;
+    const conn = this.connection(server);
+    await conn.ensureStarted();
+    return conn;
+  }
+
+  /** Some running server announced a new tool list (notifications/tools/list_changed). */
+  toolsChanged(): boolean {
+    for (const conn of this.connections.values()) if (conn.toolsStale) return true;
+    return false;
+  }
+
+  /** Starts one server now (the tool-servers page's "Connect"), waits until it is ready or failed. */
+  async check(name: string, workspaceId?: string): Promise<ServerStatus | undefined> {
+    const server = (await this.servers(workspaceId)).find((s) => s.name === name);
+    if (!server) return undefined;
+    if (!server.disabled) await this.connection(server).ensureStarted();
+    return (await this.status(workspaceId)).find((s) => s.name === name);
   }
 
   /** Backend shutdown: signal every stdio server's group now, then close connections politely. */

@@ -35,7 +35,7 @@ export class McpToolSource implements ToolSource {
     // Approvals come from the entry as read now (a running connection may predate an always_allow edit).
     for (const [i, conn] of conns.entries()) {
       if (conn.state !== 'ready') continue;
-      for (const tool of conn.tools) {
+      for (const tool of await conn.freshTools()) {
         specs.push({
           name: modelToolName(servers[i].name, tool.name, taken),
           description: tool.description,
@@ -67,6 +67,10 @@ export class McpToolSource implements ToolSource {
     const server = (await this.enabledServers(workspaceId)).find((s) => s.name === spec.server);
     if (!server) return { ok: false, content: `The tool server ${spec.server} is no longer configured.`, errorCode: 'tool_error' };
     return this.deps.manager.connection(server).call(spec.tool, args, signal);
+  }
+
+  toolsChanged(): boolean {
+    return this.deps.manager.toolsChanged();
   }
 
   async remember(workspaceId: string, spec: ToolSpec): Promise<void> {

@@ -49,16 +49,3 @@ export function signalGroup(pid: number | undefined, group: boolean, signal: Nod
     // already gone
   }
 }
-
-/** Variables the backend never hands to a tool server. */
-const STRIPPED_ENV = ['ELECTRON_RUN_AS_NODE', 'SERVICE_BOOTSTRAP_SECRET'];
-
-/**
- * The backend's environment minus what a child must not inherit (inside the desktop app
- * ELECTRON_RUN_AS_NODE would turn an Electron-based server into plain Node), plus the entry's own `env`.
- */
-export function serverEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base };
-  for (const key of STRIPPED_ENV) delete env[key];
-  return { ...env, ...extra };
-}

@@ -1,5 +1,5 @@
 import type { DataPaths } from '../data/data-dir.js';
-import { REMOTE_TYPES, RemoteServerSchema, StdioServerSchema } from './mcp-api.js';
+import { CONTROL_CHARS, REMOTE_TYPES, RemoteServerSchema, StdioServerSchema } from './mcp-api.js';
 import type { McpStore } from './mcp-store.js';
 
 export type ServerSource = 'global' | 'workspace' | 'cli';
@@ -42,6 +42,8 @@ export function resolveEntry(name: string, raw: unknown, source: ServerSource, s
     alwaysAllow: Array.isArray(entry.always_allow) ? entry.always_allow.filter((t): t is string => typeof t === 'string') : [],
     disabled: entry.disabled === true,
   };
+  // A hand-edited file can hold what the API refuses; such an entry never runs.
+  if (CONTROL_CHARS.test(name)) return { ...common, transport: 'invalid', problem: 'server names must not contain control characters' };
   const type = entry.type;
   const remote = type !== undefined ? type !== 'stdio' : entry.url !== undefined && entry.command === undefined;
   if (remote) {

@@ -17,7 +17,7 @@ export interface StdioExit {
 
 /**
  * MCP over stdio like the SDK's own transport, but spawned under the parent-death guard in its own
- * process group, with the full environment (minus ELECTRON_RUN_AS_NODE), and keeping the exit status
+ * process group, with the environment it is given (child-env.ts), and keeping the exit status
  * and the last stderr lines so a failure can be explained in words.
  */
 export class GuardedStdioTransport implements Transport {
@@ -34,7 +34,7 @@ export class GuardedStdioTransport implements Transport {
   exit?: StdioExit;
 
   constructor(
-    private readonly params: { command: string; args: string[]; env: NodeJS.ProcessEnv; cwd?: string },
+    private readonly params: { command: string; args: string[]; env: NodeJS.ProcessEnv; cwd?: string; verbatim?: boolean },
     private readonly onStderr?: (line: string) => void,
   ) {}
 
@@ -62,6 +62,8 @@ export class GuardedStdioTransport implements Transport {
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: guarded.group,
         windowsHide: true,
+        // A cmd.exe line already quoted by spawnLine (command-resolve.ts).
+        windowsVerbatimArguments: this.params.verbatim,
       });
       this.child = child;
       child.once('spawn', () => resolve());

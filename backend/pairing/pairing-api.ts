@@ -1,6 +1,8 @@
 // The pairing HTTP contract (spec 3, DESIGN 4) as types, for clients: the connect screen and the
 // desktop shell import these type-only.
 
+import { z } from 'zod';
+
 export interface PairingStatus {
   bound: boolean;
   pairing_required: boolean;
@@ -9,6 +11,8 @@ export interface PairingStatus {
   bootstrap_mode: 'local' | 'managed';
   /** Identifies this backend across addresses and ports (clients key their credential by it). */
   node_id: string;
+  /** Only over TLS: `SHA256:AB:CD:…` of the served certificate, as in the `tls fingerprint:` log line. */
+  tls_fingerprint?: string;
 }
 
 export interface ClaimInput {
@@ -16,3 +20,43 @@ export interface ClaimInput {
   bootstrap_secret?: string;
   display_name?: string;
 }
+
+/** A paired device as `GET /api/selfhost/devices` lists it. */
+export interface DeviceInfo {
+  id: string;
+  name: string;
+  paired_at: string;
+  last_seen_at: string | null;
+  /** True for the device whose credential made the request. */
+  current: boolean;
+}
+
+export interface DevicesResponse {
+  devices: DeviceInfo[];
+}
+
+/** `POST /api/selfhost/devices/invite`: a one-time 6-digit code, valid 10 minutes. */
+export interface InviteResponse {
+  code: string;
+  expires_at: string;
+}
+
+/** `POST /api/pairing/claim` and `POST /api/pairing/join`. */
+export interface PairedResponse {
+  credential: string;
+  node_id: string;
+  device_id: string;
+}
+
+const DeviceName = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+export const InviteRequestSchema = z.object({ name: DeviceName.optional() });
+
+export const JoinRequestSchema = z.object({
+  invite_code: z
+    .string({ error: 'invite_code is required: the 6-digit code shown by a paired device' })
+    .max(64, 'invite_code must be 6 digits'),
+  device_name: DeviceName.optional(),
+});
+
+export type JoinRequest = z.infer<typeof JoinRequestSchema>;

@@ -2,15 +2,28 @@ import { randomUUID } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
-import type { ClaimInput, PairingStatus } from './pairing-api.js';
-import { digestEquals, newCredential, newPairingCode, sha256Hex } from './secrets.js';
+import { digestEquals, sha256Hex } from './secrets.js';
+import { PairingCode } from './pairing-code.js';
 import { SerialQueue } from '../data/serial-queue.js';
-import { loadPairingFile, PairingFileError, savePairingFile, type PairingFile } from './pairing-store.js';
+import {
+  emptyPairingState,
+  loadPairingFile,
+  PairingFileError,
+  savePairingFile,
+  type DeviceRecord,
+  type PairingFile,
+} from './pairing-store.js';
+import { createDevice, deviceByCredential, deviceInfos, withNewCredential } from './devices.js';
+import { FAILURE_WINDOW_MS, pruneFailures, throwIfThrottled } from './failure-budget.js';
+import { InviteBook, INVITE_TTL_MS } from './invites.js';
+import type { ClaimInput, DeviceInfo, InviteResponse, JoinRequest, PairedResponse, PairingStatus } from './pairing-api.js';
 
+export type { ClaimInput, PairingStatus } from './pairing-api.js';
+export { FAILURE_BUDGET, FAILURE_WINDOW_MS } from './failure-budget.js';
 export const CODE_TTL_MS = 24 * 60 * 60 * 1000;
-export const FAILURE_WINDOW_MS = 10 * 60 * 1000;
-export const FAILURE_BUDGET = 10;
 export const FAILURES_PER_CODE = 5;
+/** last_seen_at is written at most this often per device (not on every request). */
+const SEEN_RESOLUTION_MS = 60_000;
 
 export interface PairingOptions {
   file: string;
@@ -22,33 +35,36 @@ export interface PairingOptions {
   now?: () => number;
   codeTtlMs?: number;
   failureWindowMs?: number;
+  inviteTtlMs?: number;
 }
 
-type Listener = (event: 'paired' | 'unpaired' | 'rotated') => void;
+/** `revoked` names the devices whose credential stopped working (their sockets must close). */
+export type PairingEvent = { type: 'paired' } | { type: 'unpaired' } | { type: 'revoked'; deviceIds: string[] };
+type Listener = (event: PairingEvent) => void;
 
 /**
- * The pairing state machine (spec section 3): unpaired ⇄ paired, with a 6-digit code that is
- * logged while unpaired, renewed on expiry, rotated after repeated failures, and a global
- * failure budget that throttles brute force regardless of the caller's address.
+ * The pairing state machine (spec section 3): unpaired ⇄ paired, with a 6-digit code logged while
+ * unpaired, renewed on expiry and rotated after repeated failures. Paired means at least one device;
+ * each device has its own credential, more join through one-time invites (DESIGN section 11). Claims
+ * and joins share one global failure budget, whoever sends them.
  */
 export class PairingService {
-  private state!: PairingFile;
-  private code: string | null = null;
-  private codeExpiresAtMs = 0;
+  private state: PairingFile = emptyPairingState('unknown');
+  private readonly code: PairingCode;
   private readonly writes = new SerialQueue();
   private loadError: string | null = null;
   /** Set synchronously by the winning claim, so concurrent correct claims see "paired". */
   private claimInFlight = false;
-  private expiryTimer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<Listener>();
   private readonly now: () => number;
-  private readonly codeTtlMs: number;
   private readonly failureWindowMs: number;
+  private readonly invites: InviteBook;
 
   constructor(private readonly options: PairingOptions) {
     this.now = options.now ?? Date.now;
-    this.codeTtlMs = options.codeTtlMs ?? CODE_TTL_MS;
+    this.code = new PairingCode(this.now, options.codeTtlMs ?? CODE_TTL_MS);
     this.failureWindowMs = options.failureWindowMs ?? FAILURE_WINDOW_MS;
+    this.invites = new InviteBook(this.now, options.inviteTtlMs ?? INVITE_TTL_MS);
   }
 
   async init(): Promise<void> {
@@ -59,16 +75,6 @@ export class PairingService {
       // Never overwrite a file we cannot read: pairing stays closed until it is fixed by hand.
       this.loadError = err.message;
       this.options.logger.error(`error: pairing state unreadable, pairing disabled until fixed: ${err.message}`);
-      this.state = {
-        node_id: 'unknown',
-        credential_sha256: null,
-        paired_at: null,
-        display_name: null,
-        code_expires_at: null,
-        code_failures: 0,
-        recent_failures: [],
-        consumed_bootstrap_sha256: [],
-      };
       return;
     }
     if (!this.isPaired()) await this.issueCode();
@@ -80,11 +86,8 @@ export class PairingService {
   private async onFileChanged(): Promise<void> {
     if (!this.isPaired() || this.claimInFlight) return;
     const onDisk = await loadPairingFile(this.options.file, randomUUID).catch(() => undefined);
-    if (onDisk && onDisk.credential_sha256 === null && this.isPaired()) {
-      this.state = { ...this.state, credential_sha256: null, paired_at: null, display_name: null };
-      await this.issueCode();
-      this.options.logger.info('pairing reset (by the reset-pairing command)');
-      this.notify('unpaired');
+    if (onDisk && onDisk.devices.length === 0 && this.isPaired()) {
+      await this.unpair('pairing reset (by the reset-pairing command)');
     }
   }
 
@@ -97,7 +100,7 @@ export class PairingService {
   }
 
   isPaired(): boolean {
-    return this.state.credential_sha256 !== null;
+    return this.state.devices.length > 0;
   }
 
   onChange(listener: Listener): () => void {
@@ -122,14 +125,24 @@ export class PairingService {
     };
   }
 
-  /** True when `credential` is the current one; constant time over digests. */
-  verify(credential: string | undefined): boolean {
-    const expected = this.state.credential_sha256;
-    if (!credential || !expected || this.loadError) return false;
-    return digestEquals(credential, expected);
+  /** The id of the device `credential` belongs to, or undefined. */
+  authenticate(credential: string | undefined): string | undefined {
+    if (!credential || this.loadError) return undefined;
+    const match = deviceByCredential(this.state.devices, credential);
+    if (match) this.markSeen(match);
+    return match?.id;
   }
 
-  async claim(input: ClaimInput): Promise<{ credential: string; node_id: string }> {
+  /** True when `credential` belongs to a paired device. */
+  verify(credential: string | undefined): boolean {
+    return this.authenticate(credential) !== undefined;
+  }
+
+  devices(currentId: string | undefined): DeviceInfo[] {
+    return deviceInfos(this.state.devices, currentId);
+  }
+
+  async claim(input: ClaimInput): Promise<PairedResponse> {
     if (this.loadError) throw new ApiError('config_invalid', `Pairing state cannot be read: ${this.loadError}`);
     if (this.isPaired() || this.claimInFlight) throw new ApiError('already_paired');
     const hasCode = input.pairing_code !== undefined;
@@ -138,7 +151,7 @@ export class PairingService {
     if (hasCode && hasSecret) {
       throw new ApiError('validation_failed', 'Send exactly one of pairing_code or bootstrap_secret.', { field: 'pairing_code' });
     }
-    this.throwIfThrottled();
+    this.checkBudget();
 
     const ok = hasCode ? this.codeMatches(input.pairing_code as string) : this.secretMatches(input.bootstrap_secret as string);
     if (!ok) {
@@ -148,12 +161,12 @@ export class PairingService {
 
     // Decided synchronously above: only one caller can pass this point.
     this.claimInFlight = true;
-    const credential = newCredential();
-    const previous = { ...this.state };
+    const { device, credential } = createDevice(input.display_name ?? 'First device', this.now());
+    const previous = this.state;
     this.state = {
       ...this.state,
-      credential_sha256: sha256Hex(credential),
-      paired_at: new Date(this.now()).toISOString(),
+      devices: [device],
+      paired_at: device.paired_at,
       display_name: input.display_name ?? null,
       code_expires_at: null,
       code_failures: 0,
@@ -170,52 +183,102 @@ export class PairingService {
     } finally {
       this.claimInFlight = false;
     }
-    this.code = null;
-    this.clearExpiryTimer();
+    this.code.clear();
     if (hasSecret) await this.options.onBootstrapConsumed?.().catch(() => undefined);
     this.options.logger.info(`paired with ${input.display_name ?? 'a client'}`);
-    this.notify('paired');
-    return { credential, node_id: this.state.node_id };
+    this.notify({ type: 'paired' });
+    return { credential, node_id: this.state.node_id, device_id: device.id };
   }
 
-  /** Replaces the credential; the old one stops working at once. */
-  async rotateCredential(): Promise<string> {
-    const credential = newCredential();
-    const previous = this.state.credential_sha256;
-    this.state.credential_sha256 = sha256Hex(credential);
-    try {
-      await this.persist();
-    } catch (err) {
-      this.state.credential_sha256 = previous;
-      throw err;
+  /** A one-time code another device redeems with `join`. Only a paired device can ask (route auth). */
+  invite(name: string | undefined): InviteResponse {
+    const { code, expiresAtMs } = this.invites.create(name ?? null);
+    this.options.logger.info(`device invite issued${name ? ` for ${name}` : ''} (expires ${isoSeconds(expiresAtMs)})`);
+    return { code, expires_at: isoSeconds(expiresAtMs) };
+  }
+
+  async join(input: JoinRequest): Promise<PairedResponse> {
+    if (this.loadError) throw new ApiError('config_invalid', `Pairing state cannot be read: ${this.loadError}`);
+    this.checkBudget();
+    const invite = this.isPaired() ? this.invites.redeem(input.invite_code) : undefined;
+    if (!invite) {
+      await this.recordFailure(false);
+      throw new ApiError('invalid_invite');
     }
+    const name = input.device_name ?? invite.name ?? `Device ${this.state.devices.length + 1}`;
+    const { device, credential } = createDevice(name, this.now());
+    await this.change({ ...this.state, devices: [...this.state.devices, device] });
+    this.options.logger.info(`device joined: ${device.name}`);
+    return { credential, node_id: this.state.node_id, device_id: device.id };
+  }
+
+  /** Revokes one device at once; the last one gone means unpaired (a new code is logged). */
+  async revokeDevice(id: string): Promise<void> {
+    const device = this.state.devices.find((d) => d.id === id);
+    if (!device) throw new ApiError('not_found', `No device with id ${id}.`);
+    const devices = this.state.devices.filter((d) => d !== device);
+    if (devices.length === 0) return this.unpair(`device revoked: ${device.name}; no device left, pairing reset`);
+    await this.change({ ...this.state, devices });
+    this.options.logger.info(`device revoked: ${device.name}`);
+    this.notify({ type: 'revoked', deviceIds: [id] });
+  }
+
+  /** Replaces one device's credential; its old one stops working at once. */
+  async rotateCredential(deviceId: string): Promise<string> {
+    const renewed = withNewCredential(this.state.devices, deviceId);
+    if (!renewed) throw new ApiError('unauthorized');
+    const { devices, credential } = renewed;
+    await this.change({ ...this.state, devices });
     this.options.logger.info('credential rotated');
-    this.notify('rotated');
+    this.notify({ type: 'revoked', deviceIds: [deviceId] });
     return credential;
   }
 
-  /** Forgets the credential and logs a new code. */
-  async reset(): Promise<void> {
-    const previous = { ...this.state };
-    this.state = { ...this.state, credential_sha256: null, paired_at: null, display_name: null };
+  /** Revokes every device and logs a new code. */
+  reset(): Promise<void> {
+    return this.unpair('pairing reset');
+  }
+
+  close(): void {
+    unwatchFile(this.options.file);
+    this.code.clear();
+  }
+
+  private markSeen(device: DeviceRecord): void {
+    const now = this.now();
+    if (device.last_seen_at && now - Date.parse(device.last_seen_at) < SEEN_RESOLUTION_MS) return;
+    device.last_seen_at = new Date(now).toISOString();
+    this.persist().catch((err: Error) => this.options.logger.error(`error: could not record when a device was last seen: ${err.message}`));
+  }
+
+  private async unpair(message: string): Promise<void> {
+    const previous = this.state;
+    this.state = { ...this.state, devices: [], paired_at: null, display_name: null };
     try {
       await this.issueCode();
     } catch (err) {
       this.state = previous;
       throw err;
     }
-    this.options.logger.info('pairing reset');
-    this.notify('unpaired');
+    this.invites.clear();
+    this.options.logger.info(message);
+    this.notify({ type: 'unpaired' });
   }
 
-  close(): void {
-    unwatchFile(this.options.file);
-    this.clearExpiryTimer();
+  /** Applies a new state once it is on disk; on a failed write nothing changes. */
+  private async change(next: PairingFile): Promise<void> {
+    const previous = this.state;
+    this.state = next;
+    try {
+      await this.persist();
+    } catch (err) {
+      this.state = previous;
+      throw err;
+    }
   }
 
   private codeMatches(candidate: string): boolean {
-    if (this.code === null || this.codeExpiresAtMs <= this.now()) return false;
-    return digestEquals(candidate, sha256Hex(this.code));
+    return this.code.matches(candidate);
   }
 
   private secretMatches(candidate: string): boolean {
@@ -224,26 +287,13 @@ export class PairingService {
     return digestEquals(candidate, sha256Hex(secret));
   }
 
-  private pruneFailures(): number[] {
-    const cutoff = this.now() - this.failureWindowMs;
-    this.state.recent_failures = this.state.recent_failures.filter((t) => t > cutoff);
-    return this.state.recent_failures;
-  }
-
-  private throwIfThrottled(): void {
-    const failures = this.pruneFailures();
-    if (failures.length < FAILURE_BUDGET) return;
-    const oldestInBudget = failures[failures.length - FAILURE_BUDGET];
-    const waitMs = oldestInBudget + this.failureWindowMs - this.now();
-    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new ApiError('too_many_requests', `Too many failed attempts; try again in ${retryAfter} s.`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+  private checkBudget(): void {
+    this.state.recent_failures = pruneFailures(this.state.recent_failures, this.now(), this.failureWindowMs);
+    throwIfThrottled(this.state.recent_failures, this.now(), this.failureWindowMs);
   }
 
   private async recordFailure(againstCode: boolean): Promise<void> {
-    this.pruneFailures();
-    this.state.recent_failures.push(this.now());
+    this.state.recent_failures = [...pruneFailures(this.state.recent_failures, this.now(), this.failureWindowMs), this.now()];
     if (againstCode) this.state.code_failures += 1;
     if (againstCode && this.state.code_failures >= FAILURES_PER_CODE) {
       await this.issueCode('rotated after repeated failures');
@@ -253,34 +303,17 @@ export class PairingService {
   }
 
   private async issueCode(reason?: string): Promise<void> {
-    this.code = newPairingCode();
-    this.codeExpiresAtMs = this.now() + this.codeTtlMs;
-    this.state.code_expires_at = new Date(this.codeExpiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const { code, expiresAtMs } = this.code.issue(() => {
+      if (this.isPaired()) return;
+      this.issueCode('expired; new code issued').catch((err: Error) => {
+        this.options.logger.error(`error: could not renew the pairing code: ${err.message}`);
+      });
+    });
+    this.state.code_expires_at = isoSeconds(expiresAtMs);
     this.state.code_failures = 0;
     await this.persist();
     if (reason) this.options.logger.info(`pairing code ${reason}`);
-    this.options.logger.info(`pairing code: ${this.code} (expires ${this.state.code_expires_at})`);
-    this.scheduleRenewal(this.codeExpiresAtMs);
-  }
-
-  private scheduleRenewal(at: number): void {
-    this.clearExpiryTimer();
-    // setTimeout holds at most ~24.8 days; the code lives 24 h.
-    this.expiryTimer = setTimeout(
-      () => {
-        if (this.isPaired()) return;
-        this.issueCode('expired; new code issued').catch((err: Error) => {
-          this.options.logger.error(`error: could not renew the pairing code: ${err.message}`);
-        });
-      },
-      Math.max(0, at - this.now()),
-    );
-    this.expiryTimer.unref();
-  }
-
-  private clearExpiryTimer(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
+    this.options.logger.info(`pairing code: ${code} (expires ${this.state.code_expires_at})`);
   }
 
   /** Writes run one at a time and each writes the state as it is when it runs, so the newest wins. */
@@ -288,7 +321,11 @@ export class PairingService {
     return this.writes.run('pairing', () => savePairingFile(this.options.file, this.state));
   }
 
-  private notify(event: 'paired' | 'unpaired' | 'rotated'): void {
+  private notify(event: PairingEvent): void {
     for (const listener of this.listeners) listener(event);
   }
+}
+
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

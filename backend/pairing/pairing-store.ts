@@ -1,14 +1,25 @@
 import { z } from 'zod';
 import { readIfExists, writeFileAtomic } from '../data/atomic-write.js';
 
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** One paired device: its own credential (as a digest), revocable on its own. */
+export const DeviceRecordSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  credential_sha256: Sha256Hex,
+  paired_at: z.string(),
+  last_seen_at: z.string().nullable().default(null),
+});
+
+export type DeviceRecord = z.infer<typeof DeviceRecordSchema>;
+
 /** `selfhost/pairing.json`: never the credential or the code, only digests and counters. */
 export const PairingFileSchema = z.object({
   node_id: z.string().min(1),
-  credential_sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .nullable()
-    .default(null),
+  /** Before devices: the single credential. Read once, moved into `devices`, never written again. */
+  credential_sha256: Sha256Hex.nullable().optional(),
+  devices: z.array(DeviceRecordSchema).default([]),
   paired_at: z.string().nullable().default(null),
   display_name: z.string().nullable().default(null),
   code_expires_at: z.string().nullable().default(null),
@@ -23,9 +34,27 @@ export type PairingFile = z.infer<typeof PairingFileSchema>;
 
 export class PairingFileError extends Error {}
 
+export function emptyPairingState(nodeId: string): PairingFile {
+  return PairingFileSchema.parse({ node_id: nodeId });
+}
+
+/** A data directory from before devices: its one credential becomes the first device. */
+function migrateSingleCredential(state: PairingFile, newId: () => string): PairingFile {
+  const { credential_sha256: legacy, ...rest } = state;
+  if (!legacy || state.devices.length > 0) return rest;
+  const device: DeviceRecord = {
+    id: newId(),
+    name: state.display_name ?? 'First device',
+    credential_sha256: legacy,
+    paired_at: state.paired_at ?? new Date().toISOString(),
+    last_seen_at: null,
+  };
+  return { ...rest, devices: [device] };
+}
+
 export async function loadPairingFile(file: string, newNodeId: () => string): Promise<PairingFile> {
   const text = await readIfExists(file);
-  if (text === undefined) return PairingFileSchema.parse({ node_id: newNodeId() });
+  if (text === undefined) return emptyPairingState(newNodeId());
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -33,8 +62,11 @@ export async function loadPairingFile(file: string, newNodeId: () => string): Pr
     throw new PairingFileError(`${file}: ${(err as Error).message}`);
   }
   const parsed = PairingFileSchema.safeParse(json);
-  if (!parsed.success) throw new PairingFileError(`${file}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  return parsed.data;
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PairingFileError(`${file}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+  }
+  return migrateSingleCredential(parsed.data, newNodeId);
 }
 
 export function savePairingFile(file: string, state: PairingFile): Promise<void> {

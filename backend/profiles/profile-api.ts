@@ -11,6 +11,8 @@ const positiveInt = (field: string) =>
     .int(`${field} must be a positive integer`)
     .positive(`${field} must be a positive integer`);
 const mapping = (field: string) => ({ error: `${field} must be a mapping` });
+/** Node's timers hold at most 2^31-1 ms (about 24.8 days); one day is far beyond any turn. */
+export const MAX_TIMEOUT_SECONDS = 86_400;
 
 export const ProfileSchema = z
   .object(
@@ -25,7 +27,9 @@ export const ProfileSchema = z
         .refine((v) => new TextEncoder().encode(v).length <= 32 * 1024, 'system_prompt must be at most 32 KiB (32768 bytes of UTF-8)')
         .default(''),
       language: z.enum(LANGUAGES, { error: `language must be one of ${LANGUAGES.join(', ')}` }).default('system'),
-      timeout_seconds: positiveInt('timeout_seconds').default(600),
+      timeout_seconds: positiveInt('timeout_seconds')
+        .max(MAX_TIMEOUT_SECONDS, `timeout_seconds must be between 1 and ${MAX_TIMEOUT_SECONDS}`)
+        .default(600),
       thinking: z
         .object(
           {

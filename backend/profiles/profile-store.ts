@@ -6,6 +6,7 @@ import type { SerialQueue } from '../data/serial-queue.js';
 import type { FileProblem } from '../data/data-api.js';
 import { configInvalid } from '../data/document-file.js';
 import { assignNode } from '../data/yaml-edit.js';
+import { isSafeName } from '../data/safe-name.js';
 import { ApiError } from '../http/errors.js';
 import { PROFILE_KEYS, ProfileSchema, type Profile, type ProfileView } from './profile-api.js';
 
@@ -72,12 +73,15 @@ export class ProfileStore {
   }
 
   async get(id: string): Promise<ProfileView | undefined> {
+    // A hand-edited workspaces.json may name "../config": never read outside profiles/.
+    if (!isSafeName(id)) return undefined;
     const file = this.paths.profile(id);
     const text = await readIfExists(file);
     return text === undefined ? undefined : this.view(id, parseProfile(file, text));
   }
 
   async exists(id: string): Promise<boolean> {
+    if (!isSafeName(id)) return false;
     return (await readIfExists(this.paths.profile(id))) !== undefined;
   }
 

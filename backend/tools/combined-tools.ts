@@ -36,5 +36,8 @@ export function combineToolSources(...sources: ToolSource[]): ToolSource {
       const owner = owners.get(spec);
       if (owner) await owner.source.remember(workspaceId, owner.spec);
     },
+    toolsChanged() {
+      return sources.some((source) => source.toolsChanged?.() === true);
+    },
   };
 }

@@ -33,6 +33,8 @@ export interface ToolSource {
   call(workspaceId: string, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallOutcome>;
   /** "Always allow this tool": persist the tool in its server entry's `always_allow`. */
   remember(workspaceId: string, spec: ToolSpec): Promise<void>;
+  /** True when a tool server announced a changed tool list since it was last listed (list again before the next request). */
+  toolsChanged?(): boolean;
 }
 
 /** No tools and no skills: what the engine uses until a source is wired in. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSafeName } from '../data/safe-name.js';
 
 /** workspaces.json and workspace.json (DESIGN 3). One schema per shape; types derive from them. */
 const name = z
@@ -9,6 +10,8 @@ const name = z
 const profileId = z
   .string({ error: 'profile_id must be a profile id or null' })
   .min(1, 'profile_id must be a profile id or null')
+  // Profile ids are file names under profiles/: "../config" would bind config.yaml.
+  .refine(isSafeName, 'profile_id must be 1-64 letters, digits, ".", "_" or "-" without ".." or path separators')
   .nullable();
 
 export const WorkspaceEntrySchema = z

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Server as TlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { credentialFromHeaders } from '../auth/credential.js';
@@ -10,7 +12,11 @@ import { ClientMessageSchema, type ClientMessage, type ConfigResource, type Serv
 
 interface Client {
   socket: WebSocket;
+  /** The paired device whose credential opened the socket (closed when it is revoked). */
+  deviceId: string;
   topics: Set<string>;
+  /** Payload of the last ping; only a pong echoing it proves the client read up to that ping. */
+  ping: Buffer | null;
   alive: boolean;
   /** Per-connection state of message handlers registered by other areas (chat resume). */
   state: Map<string, unknown>;
@@ -29,7 +35,9 @@ export type WsMessageHandler<T extends HandledMessage['type'] = HandledMessage['
   msg: Extract<HandledMessage, { type: T }>,
 ) => void;
 
-const KEEPALIVE_MS = 30_000;
+export const KEEPALIVE_MS = 30_000;
+/** Bytes queued for one client beyond which it is dropped: a client that stops reading must not grow our memory. */
+export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const CLOSE_CREDENTIAL_REVOKED = 4001;
 
 function rejectUpgrade(socket: Duplex, status: number, error: ApiError | { code: string; message: string }): void {
@@ -52,16 +60,30 @@ export class WsHub {
   private readonly unsubscribeLog: () => void;
   private readonly handlers = new Map<string, WsMessageHandler>();
 
-  constructor(private readonly deps: { pairing: PairingService; logger: Logger; policy: OriginPolicy; version: string }) {
-    this.keepalive = setInterval(() => this.sweep(), KEEPALIVE_MS);
+  private readonly maxBuffered: number;
+
+  constructor(
+    private readonly deps: {
+      pairing: PairingService;
+      logger: Logger;
+      policy: OriginPolicy;
+      version: string;
+      /** Test knobs: shorter keepalive, smaller queue cap. */
+      keepaliveMs?: number;
+      maxBufferedBytes?: number;
+    },
+  ) {
+    this.maxBuffered = deps.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+    this.keepalive = setInterval(() => this.sweep(), deps.keepaliveMs ?? KEEPALIVE_MS);
     this.keepalive.unref();
     this.unsubscribeLog = deps.logger.subscribe((entry) => this.sendLog(entry));
     deps.pairing.onChange((event) => {
-      if (event !== 'paired') this.closeAll(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      if (event.type === 'unpaired') this.closeAll(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      if (event.type === 'revoked') this.closeDevices(event.deviceIds);
     });
   }
 
-  attach(server: Server): void {
+  attach(server: Server | TlsServer): void {
     server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket, head));
   }
 
@@ -76,18 +98,25 @@ export class WsHub {
     const verdict = checkHostAndOrigin(this.deps.policy, req.headers);
     if (!verdict.ok) return rejectUpgrade(socket, 403, verdict.error);
     const credential = url.searchParams.get('service_credential') ?? credentialFromHeaders(req.headers);
-    if (!this.deps.pairing.verify(credential ?? undefined)) {
+    const deviceId = this.deps.pairing.authenticate(credential ?? undefined);
+    if (!deviceId) {
       return rejectUpgrade(socket, 401, { code: 'unauthorized', message: 'A valid credential is required.' });
     }
     this.wss ??= import('ws').then(({ WebSocketServer: Server }) => new Server({ noServer: true, maxPayload: 64 * 1024 }));
-    void this.wss.then((wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws)));
+    void this.wss.then((wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, deviceId)));
   }
 
-  private accept(socket: WebSocket): void {
-    const client: Client = { socket, topics: new Set(), alive: true, state: new Map() };
+  private accept(socket: WebSocket, deviceId: string): void {
+    // Revoked while the upgrade was being completed: never let the socket live.
+    if (!this.deps.pairing.devices(undefined).some((d) => d.id === deviceId)) {
+      socket.close(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      return;
+    }
+    const client: Client = { socket, deviceId, topics: new Set(), ping: null, alive: true, state: new Map() };
     this.clients.add(client);
-    socket.on('pong', () => {
-      client.alive = true;
+    socket.on('pong', (data) => {
+      // An unsolicited pong (or an old one) says nothing about whether the client reads what we send.
+      if (client.ping && data.equals(client.ping)) client.alive = true;
     });
     socket.on('close', () => this.clients.delete(client));
     socket.on('error', () => socket.terminate());
@@ -123,7 +152,24 @@ export class WsHub {
   }
 
   private connection(client: Client): WsConnection {
-    return { send: (data) => client.socket.send(data), state: client.state };
+    return { send: (data) => this.sendRaw(client, data), state: client.state };
+  }
+
+  /** Every send goes through here: a client with more than the cap still queued is dropped instead. */
+  private sendRaw(client: Client, data: string): void {
+    if (!this.clients.has(client)) return;
+    if (client.socket.bufferedAmount + data.length > this.maxBuffered) {
+      this.drop(client, `${(client.socket.bufferedAmount / 1048576).toFixed(1)} MiB waiting to be sent`);
+      return;
+    }
+    client.socket.send(data);
+  }
+
+  private drop(client: Client, why: string): void {
+    this.clients.delete(client);
+    // terminate(): close() would queue a close frame behind the data the client is not reading.
+    client.socket.terminate();
+    this.deps.logger.info(`ws: closed a connection that stopped reading (${why})`);
   }
 
   /** Registers a client message type (e.g. chat `resume`). */
@@ -136,13 +182,13 @@ export class WsHub {
   sendEach(render: (conn: WsConnection) => string | undefined): void {
     for (const client of this.clients) {
       const data = render(this.connection(client));
-      if (data !== undefined) client.socket.send(data);
+      if (data !== undefined) this.sendRaw(client, data);
     }
   }
 
   broadcast(message: ServerMessage): void {
     const data = JSON.stringify(message);
-    for (const client of this.clients) client.socket.send(data);
+    for (const client of this.clients) this.sendRaw(client, data);
   }
 
   configChanged(resource: ConfigResource, id: string | null): void {
@@ -152,21 +198,33 @@ export class WsHub {
   private sendLog(entry: LogEntry): void {
     if (this.clients.size === 0) return;
     const data = JSON.stringify({ type: 'log', ...entry });
-    for (const client of this.clients) if (client.topics.has('log')) client.socket.send(data);
+    for (const client of this.clients) if (client.topics.has('log')) this.sendRaw(client, data);
   }
 
   private send(client: Client, message: ServerMessage): void {
-    client.socket.send(JSON.stringify(message));
+    this.sendRaw(client, JSON.stringify(message));
   }
 
   private sweep(): void {
-    for (const client of this.clients) {
+    for (const client of [...this.clients]) {
       if (!client.alive) {
-        client.socket.terminate();
+        this.drop(client, 'no answer to the last ping');
         continue;
       }
       client.alive = false;
-      client.socket.ping();
+      client.ping = randomBytes(8);
+      client.socket.ping(client.ping);
+    }
+  }
+
+  /** Closes the sockets of revoked (or rotated) devices at once. */
+  private closeDevices(deviceIds: readonly string[]): void {
+    for (const client of this.clients) {
+      if (!deviceIds.includes(client.deviceId)) continue;
+      // Out of the set first: not one more broadcast reaches it, even before the peer acknowledges.
+      this.clients.delete(client);
+      client.socket.close(CLOSE_CREDENTIAL_REVOKED, 'credential revoked');
+      setTimeout(() => client.socket.terminate(), 2000).unref();
     }
   }
 

@@ -10,7 +10,7 @@ describe('IPC contract', () => {
   it('has a schema for every request channel and prefixed channel names', () => {
     assert.deepEqual(Object.keys(REQUEST_SCHEMAS).sort(), Object.values(INVOKE).sort());
     for (const channel of [...Object.values(INVOKE), ...Object.values(EVENTS)]) {
-      assert.match(channel, /^(backend|pairing|folders|credential|menu):[a-z-]+$/);
+      assert.match(channel, /^(backend|pairing|folders|credential|menu|theme|desktop|app):[a-z-]+$/);
     }
   });
 });

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { isReportableLoadFailure, startUrl, whenLoaded } from '../../app/main/page-load.js';
 import { externalLinkDecision, isPermissionAllowed } from '../../app/main/security-policy.js';
 import { caCertArgs } from '../../app/supervisor/ca-certs.js';
+import { shellEnvArgs } from '../../app/supervisor/shell-env.js';
 import { tempDir } from '../helpers/backend-process.js';
 
 describe('links the renderer opens outside the app', () => {
@@ -72,5 +73,13 @@ describe('extra CA certificates for the backend in the app', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the login-shell PATH for tool servers in the app', () => {
+  it('passes -shell-env on macOS and Linux, not on Windows', () => {
+    assert.deepEqual(shellEnvArgs('darwin'), ['-shell-env']);
+    assert.deepEqual(shellEnvArgs('linux'), ['-shell-env']);
+    assert.deepEqual(shellEnvArgs('win32'), []);
   });
 });

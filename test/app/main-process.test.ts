@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BUILD_OUTPUT } from '../../app/build-layout.js';
@@ -67,6 +67,30 @@ describe(
       const menu = await next((m) => m.type === 'menu');
       for (const label of ['Show Logs', 'Restart Backend', 'Reset Pairing…', 'Open Data Folder', 'Open Log Folder'])
         assert.ok(menu.labels.includes(label), label);
+    });
+
+    it('puts up the tray (New chat, Quick ask with its shortcut, Show, Quit) and registers the quick-ask shortcut', async () => {
+      const menu = await next((m) => m.type === 'tray-menu');
+      assert.deepEqual(menu.labels, ['New Chat', 'Quick Ask', 'Show Service', 'Quit']);
+      assert.equal(menu.accelerators[1], 'CommandOrControl+Shift+Space');
+      assert.equal((await next((m) => m.type === 'shortcut')).accelerator, 'CommandOrControl+Shift+Space');
+      const invoke = (channel: string, payload?: unknown) =>
+        command({ cmd: 'invoke', channel, sender: 'app://renderer/#/chat', payload }, 'invoked').then((m) => m.value);
+      const state = await invoke('desktop:settings');
+      assert.deepEqual(state.value, {
+        quick_ask_shortcut: 'CommandOrControl+Shift+Space',
+        active_shortcut: 'CommandOrControl+Shift+Space',
+        close_to_tray: false,
+        tray: true,
+      });
+      const changed = await invoke('desktop:set-shortcut', { accelerator: 'Alt+Shift+K' });
+      assert.equal(changed.value.ok, true);
+      assert.equal(changed.value.state.active_shortcut, 'Alt+Shift+K');
+      const saved = JSON.parse(readFileSync(path.join(home, 'userData', 'desktop-settings.json'), 'utf8'));
+      assert.equal(saved.quick_ask_shortcut, 'Alt+Shift+K');
+      const bad = await invoke('desktop:set-shortcut', { accelerator: 'K' });
+      assert.equal(bad.value.ok, false);
+      assert.equal(bad.value.state.active_shortcut, 'Alt+Shift+K');
     });
 
     it('grants loopback access only to the renderer and answers IPC only from it', async () => {

@@ -61,7 +61,9 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       await rig.proc.waitForLine(/test-tools: call \S+ fs__read_file \{"path":"\/tmp\/a.txt"\}/);
 
       const [first, second] = relay.requests.filter((r) => r.method === 'POST');
+      // Frames and stored blocks carry the backend's own id; requests carry the provider's.
       const id = call.call_id as string;
+      let pid: string;
       if (type === 'compat') {
         assert.deepEqual(first.json.tools[0], {
           type: 'function',
@@ -69,10 +71,11 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
         });
         const msgs = second.json.messages;
         const assistant = msgs.find((m: any) => m.role === 'assistant');
+        pid = assistant.tool_calls[0].id;
         assert.deepEqual(assistant.tool_calls, [
-          { id, type: 'function', function: { name: 'fs__read_file', arguments: '{"path":"/tmp/a.txt"}' } },
+          { id: pid, type: 'function', function: { name: 'fs__read_file', arguments: '{"path":"/tmp/a.txt"}' } },
         ]);
-        assert.deepEqual(msgs.at(-1), { role: 'tool', tool_call_id: id, content: result.content });
+        assert.deepEqual(msgs.at(-1), { role: 'tool', tool_call_id: pid, content: result.content });
       } else if (type === 'native') {
         assert.equal(first.json.tools[0].name, 'fs__read_file');
         assert.equal(first.json.tools[0].input_schema.type, 'object');
@@ -84,19 +87,24 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
           thinking: 'I should read it.',
           signature: 'aimock-placeholder-signature',
         });
-        assert.deepEqual(assistant.content[1], { type: 'tool_use', id, name: 'fs__read_file', input: { path: '/tmp/a.txt' } });
-        assert.deepEqual(results, { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result.content }] });
+        pid = assistant.content[1].id;
+        assert.deepEqual(assistant.content[1], { type: 'tool_use', id: pid, name: 'fs__read_file', input: { path: '/tmp/a.txt' } });
+        assert.deepEqual(results, { role: 'user', content: [{ type: 'tool_result', tool_use_id: pid, content: result.content }] });
       } else {
         assert.deepEqual(first.json.tools[0].name, 'fs__read_file');
         assert.equal(first.json.tools[0].type, 'function');
         const input = second.json.input;
+        pid = input.find((i: any) => i.type === 'function_call').call_id;
         assert.deepEqual(
           input.find((i: any) => i.type === 'function_call'),
-          { type: 'function_call', call_id: id, name: 'fs__read_file', arguments: '{"path":"/tmp/a.txt"}' },
+          { type: 'function_call', call_id: pid, name: 'fs__read_file', arguments: '{"path":"/tmp/a.txt"}' },
         );
-        assert.deepEqual(input.at(-1), { type: 'function_call_output', call_id: id, output: result.content });
+        assert.deepEqual(input.at(-1), { type: 'function_call_output', call_id: pid, output: result.content });
       }
 
+      assert.ok(pid, 'the provider gave an id');
+      assert.notEqual(pid, id);
+      assert.match(id, /^call_[A-Za-z0-9_-]{16}$/);
       const session = await rig.session(sid);
       assert.deepEqual(
         session.messages.map((m: any) => m.role),

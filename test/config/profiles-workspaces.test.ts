@@ -118,6 +118,9 @@ describe('profiles', () => {
       [{ compression: { cooldown_seconds: -1 } }, 'compression.cooldown_seconds', /non-negative integer/],
       [{ compression: 'on' }, 'compression', /compression must be a mapping/],
       [{ timeout_seconds: 0 }, 'timeout_seconds', /timeout_seconds must be a positive integer/],
+      // Above 2,147,483 s Node's timers overflow and fire at once: every turn would time out immediately.
+      [{ timeout_seconds: 2_147_484 }, 'timeout_seconds', /^timeout_seconds must be between 1 and 86400$/],
+      [{ timeout_seconds: 86_401 }, 'timeout_seconds', /between 1 and 86400/],
       [{ thinking: { budget: -5 } }, 'thinking.budget', /thinking\.budget must be a positive integer/],
       [{ thinking: { enabled: 'yes' } }, 'thinking.enabled', /true or false/],
       [{ cache: { cache_threshold: 0 } }, 'cache.cache_threshold', /positive integer/],
@@ -211,6 +214,10 @@ describe('workspaces', () => {
       ['POST', '/api/workspaces', { name: 5 }, 'name'],
       ['POST', '/api/workspaces', { name: 'x'.repeat(101) }, 'name'],
       ['POST', '/api/workspaces', { name: 'ok', profile_id: 'ghost' }, 'profile_id'],
+      // profiles/../config.yaml exists: a profile id must never leave profiles/.
+      ['POST', '/api/workspaces', { name: 'ok', profile_id: '../config' }, 'profile_id'],
+      ['POST', '/api/workspaces', { name: 'ok', profile_id: 'a/b' }, 'profile_id'],
+      ['POST', '/api/workspaces', { name: 'ok', profile_id: '..' }, 'profile_id'],
       ['PUT', '/api/workspaces/ws-000000000000', {}, 'name'],
       ['GET', '/api/workspaces/%2E%2E', undefined, 'id'],
       ['DELETE', '/api/workspaces/..%2F..%2Fprofiles', undefined, 'id'],

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { pageCredential } from './chat-page-kit.js';
 
 const PAGES = [
   ['chat', 'Chat'],
@@ -13,6 +14,7 @@ const PAGES = [
   ['tools', 'Tool servers'],
   ['skills', 'Skills'],
   ['logs', 'Logs'],
+  ['backups', 'Backups'],
   ['swap', 'Swap builder'],
   ['connection', 'Connection'],
 ] as const;
@@ -20,6 +22,7 @@ const VIEWPORTS = [
   [1280, 800],
   [900, 700],
   [700, 700],
+  [390, 844],
 ] as const;
 
 /** Nothing scrolls sideways: the page and its main column fit the window. */
@@ -34,7 +37,7 @@ async function assertFits(page: Page, where: string): Promise<void> {
   assert.ok(overflow.doc <= 0 && overflow.main <= 0, `${where} overflows sideways: ${JSON.stringify(overflow)}`);
 }
 
-/** Every page at 1280×800, 900×700 and 700×700: axe-core finds nothing serious, nothing overflows, a screenshot of each. */
+/** Every page at 1280×800, 900×700, 700×700 and 390×844 (a phone): axe-core finds nothing serious, nothing overflows, a screenshot of each. */
 describe('every page: accessibility, narrow windows, screenshots', { timeout: 300_000 }, () => {
   let proc: BackendProcess;
   let browser: Browser;
@@ -58,7 +61,7 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
-    const credential = (await page.evaluate('Object.entries(localStorage).find(([k]) => k.startsWith("service.credential"))[1]')) as string;
+    const credential = await pageCredential(page);
     const call = async (method: string, p: string, body: unknown) => {
       const res = await api(proc.url, method, p, { credential, body });
       assert.ok(res.status < 300, `${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -127,6 +130,41 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     }
     await page.getByLabel('语言').selectOption('auto');
     await page.getByRole('heading', { name: 'Connection', level: 1 }).waitFor();
+  });
+
+  it('in the dark theme: every page passes axe, the choice survives a reload, System follows the OS', async () => {
+    const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor') as Promise<string>;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${proc.url}/#/backups`);
+    await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
+    assert.equal(await background(), 'rgb(245, 246, 248)', 'light by default under a light OS');
+    await page.getByLabel('Theme').selectOption('dark');
+    assert.equal(await background(), 'rgb(11, 17, 32)');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
+    assert.equal(await background(), 'rgb(11, 17, 32)', 'still dark after a reload');
+    assert.equal(await page.getByLabel('Theme').inputValue(), 'dark');
+    for (const [width, height] of [VIEWPORTS[0], VIEWPORTS[2]]) {
+      await page.setViewportSize({ width, height });
+      for (const [route, title] of PAGES) {
+        await page.goto(`${proc.url}/#/${route}`);
+        await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        await screenshot(page, `tour-dark-${route}-${width}x${height}`);
+        await assertAccessible(page, `${route} dark at ${width}×${height}`);
+      }
+    }
+    // System: follows prefers-color-scheme, live.
+    await page.getByLabel('Theme').selectOption('system');
+    assert.equal(await background(), 'rgb(245, 246, 248)');
+    // (No waitForFunction: it evaluates a string, which the page's CSP forbids.)
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
+    assert.equal(await background(), 'rgb(11, 17, 32)');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.locator('html[data-theme="light"]').waitFor({ state: 'attached' });
   });
 
   it('the UI language stays what the user chose when a profile answers in Chinese', async () => {

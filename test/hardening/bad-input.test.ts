@@ -20,6 +20,9 @@ function nested(depth: number): string {
   return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 }
 
+/** Derived binary indexes (search-index.sqlite, events.idx): not documents, rebuilt when damaged. */
+const DERIVED = /(^|\/)(search-index\.sqlite(-wal|-shm)?|events\.idx)$/;
+
 /** Every file in the data directory, read as strict UTF-8 (throws on a torn or invalid file). */
 function dataFiles(): Map<string, string> {
   const out = new Map<string, string>();
@@ -27,7 +30,8 @@ function dataFiles(): Map<string, string> {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else out.set(path.relative(proc.dataDir, full), new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(full)));
+      else if (!DERIVED.test(full))
+        out.set(path.relative(proc.dataDir, full), new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(full)));
     }
   };
   walk(proc.dataDir);

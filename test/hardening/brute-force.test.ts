@@ -110,7 +110,7 @@ describe('brute force of the pairing code', () => {
 
   it('10 000 wrong claims 50-way concurrent from 127.0.0.1, ::ffff:127.0.0.1 and ::1: one global budget; exactly one 200 among right claims', async () => {
     // Bound on the dual-stack wildcard so that both address families reach the same service.
-    const proc = await BackendProcess.start({ env, args: ['-host', '::'] });
+    const proc = await BackendProcess.start({ env, args: ['-host', '::', '-allow-insecure-remote'] });
     procs.push(proc);
     await proc.waitForLine(CODE_LINE);
     const sources = [

@@ -38,13 +38,16 @@ after(async () => {
 
 const dataDir = () => path.join(mountPoint, 'data');
 
+/** Derived binary indexes (search-index.sqlite, events.idx): rebuilt from the documents, not compared. */
+const DERIVED = /(^|\/)(search-index\.sqlite(-wal|-shm)?|events\.idx)$/;
+
 function snapshot(): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else out.set(path.relative(dataDir(), full), readFileSync(full, 'utf8'));
+      else if (!DERIVED.test(full)) out.set(path.relative(dataDir(), full), readFileSync(full, 'utf8'));
     }
   };
   walk(dataDir());

@@ -64,7 +64,7 @@ export class BackendProcess {
     const args = ['-port', '0', '-swap-port', '0', '-data', dataDir, ...(options.args ?? [])];
     const proc = new BackendProcess(dataDir, args, options.env ?? {}, options.entry);
     if (options.waitForListening !== false) {
-      const m = await proc.waitForLine(/^listening on (http:\/\/[^\s]+:(\d+))$/, options.timeoutMs ?? 10_000);
+      const m = await proc.waitForLine(/^listening on (https?:\/\/[^\s]+:(\d+))$/, options.timeoutMs ?? 10_000);
       proc.url = m[1].replace('[::1]', 'localhost');
       proc.port = Number(m[2]);
       if (!args.some((a, i) => a === 'off' && /swap-port$/.test(args[i - 1] ?? '')) && !args.some((a) => /swap-port=off$/.test(a))) {

@@ -1,4 +1,4 @@
-import WebSocket from 'ws';
+import WebSocket, { type ClientOptions } from 'ws';
 
 export interface WsOpen {
   socket: WebSocket;
@@ -8,9 +8,9 @@ export interface WsOpen {
 }
 
 /** Opens a WebSocket; resolves once open, or rejects with the HTTP status of a refused upgrade. */
-export function openWs(url: string, headers: Record<string, string> = {}): Promise<WsOpen> {
+export function openWs(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<WsOpen> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers });
+    const socket = new WebSocket(url, { ...options, headers });
     const messages: any[] = [];
     const waiters: { predicate: (m: any) => boolean; resolve: (m: any) => void }[] = [];
     let seen = 0;

@@ -55,7 +55,8 @@ describe('tool limits and skills in chat (compat)', () => {
       {
         profile: { tools: { max_steps: 3 }, compression: { enabled: true, threshold_percent: 50, cooldown_seconds: 0 } },
         // As inside the desktop app: the backend's own environment has ELECTRON_RUN_AS_NODE.
-        start: { env: { SERVICE_TOOL_TIMEOUT_MS: '2000', ELECTRON_RUN_AS_NODE: '1' } },
+        // PROV_API_KEY is the provider's key by environment override: it must never reach a tool server.
+        start: { env: { SERVICE_TOOL_TIMEOUT_MS: '2000', ELECTRON_RUN_AS_NODE: '1', PROV_API_KEY: 'sk-env-key-never-for-tools' } },
       },
     );
     await rig.ok('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio({ approval: 'auto', env: { FROM_ENTRY: 'yes' } }) } });
@@ -70,12 +71,24 @@ describe('tool limits and skills in chat (compat)', () => {
     await mock?.stop();
   });
 
-  it('a stdio server gets the backend environment without ELECTRON_RUN_AS_NODE, plus its entry env', async () => {
+  it('a stdio server gets only the allow-listed environment plus its entry env: no key, no SERVICE_*', async () => {
     const { frames } = await rig.turn(await rig.newSession(), 'show the environment', 60_000);
     const env = JSON.parse(frames.find((f) => f.type === 'turn.tool_result').content);
-    assert.equal(env.ELECTRON_RUN_AS_NODE, undefined);
-    assert.equal(env.SERVICE_TOOL_TIMEOUT_MS, '2000', 'the rest of the environment is inherited');
     assert.equal(env.FROM_ENTRY, 'yes');
+    assert.equal(env.PATH, process.env.PATH);
+    assert.equal(env.PROV_API_KEY, undefined);
+    assert.equal(env.ELECTRON_RUN_AS_NODE, undefined);
+    assert.deepEqual(
+      Object.keys(env).filter((k) => k.startsWith('SERVICE_')),
+      [],
+    );
+    // What the POSIX guard shell sets for itself (PWD, SHLVL, _) is all that may come on top.
+    const allowed = /^(PATH|HOME|USER|LOGNAME|SHELL|TERM|LANG|TZ|TMPDIR|TEMP|TMP|LC_.+|XDG_.+|FROM_ENTRY|PWD|OLDPWD|SHLVL|_)$/;
+    assert.deepEqual(
+      Object.keys(env).filter((k) => !allowed.test(k)),
+      [],
+    );
+    assert.doesNotMatch(JSON.stringify(env), /sk-env-key-never-for-tools|SECRET/);
   });
 
   it('the step limit ends a tool loop with stop_reason max_steps', async () => {

@@ -80,8 +80,10 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       const call = frames.find((f) => f.type === 'turn.tool_call');
       assert.deepEqual(
         { call_id: call.call_id, server: call.server, tool: call.tool, arguments: call.arguments, needs_approval: call.needs_approval },
-        { call_id: 'call_sum_1', server: 'ev', tool: 'get-sum', arguments: { a: 20, b: 22 }, needs_approval: false },
+        { call_id: call.call_id, server: 'ev', tool: 'get-sum', arguments: { a: 20, b: 22 }, needs_approval: false },
       );
+      // The backend's own id in frames; the provider's (call_sum_1) only goes back to the provider.
+      assert.match(call.call_id, /^call_[A-Za-z0-9_-]{16}$/);
       const result = frames.find((f) => f.type === 'turn.tool_result');
       assert.deepEqual({ ok: result.ok, content: result.content }, { ok: true, content: 'The sum of 20 and 22 is 42.' });
       const sent = resultRequest(type, relay.requests, 'call_sum_1');
@@ -107,7 +109,7 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       assert.equal(byName.ev.state, 'ready');
       assert.ok(byName.ev.tools.some((t: any) => t.name === 'echo'));
       assert.equal(byName.broken.state, 'failed');
-      assert.equal(byName.broken.error, `command not found: ${MISSING}`);
+      assert.equal(byName.broken.error, `command not found: ${MISSING} (searched ${process.env.PATH})`);
     });
 
     it('ask → deny: the call waits, is not run, and the model gets an error result', async () => {

@@ -4,7 +4,6 @@ import { describe, test } from 'node:test';
 import { McpConnection } from '../../backend/mcp/mcp-connection.js';
 import { describeExit } from '../../backend/mcp/mcp-errors.js';
 import { McpFileSchema } from '../../backend/mcp/mcp-api.js';
-import { serverEnv } from '../../backend/mcp/orphan-guard.js';
 import { resolveEntry } from '../../backend/mcp/server-config.js';
 import { modelToolName } from '../../backend/mcp/tool-names.js';
 import { cutResult, resultText } from '../../backend/mcp/tool-result.js';
@@ -75,11 +74,6 @@ describe('configuration', () => {
     assert.notEqual(a.key, c.key);
     assert.equal(resolveEntry('x', { type: 'sse', url: 'http://h/sse' }, 'global', 'global').transport, 'sse');
     assert.equal(resolveEntry('x', { url: 'http://h/mcp' }, 'global', 'global').transport, 'http');
-  });
-
-  test('children lose ELECTRON_RUN_AS_NODE and the bootstrap secret, keep the rest, get the entry env', () => {
-    const env = serverEnv({ PATH: '/bin', ELECTRON_RUN_AS_NODE: '1', SERVICE_BOOTSTRAP_SECRET: 's' }, { TOKEN: 't' });
-    assert.deepEqual(env, { PATH: '/bin', TOKEN: 't' });
   });
 
   test('skill catalog lists only usable skills', () => {

@@ -77,7 +77,7 @@ describe('GET /api/mcp/status and the -mcp server', () => {
     assert.equal(byName.cli.pid, null);
     assert.ok(byName.cli.tools.some((t: any) => t.name === 'get-sum'));
     assert.equal(byName.local.state, 'failed');
-    assert.equal(byName.local.error, 'command not found: definitely-not-installed-mcp');
+    assert.equal(byName.local.error, `command not found: definitely-not-installed-mcp (searched ${process.env.PATH})`);
     assert.ok((await rig.ok('GET', '/api/logs')).lines.some((l: any) => /tool server local failed: command not found/.test(l.line)));
   });
 });

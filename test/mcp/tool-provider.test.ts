@@ -64,7 +64,7 @@ before(async () => {
 });
 
 after(async () => {
-  service.close();
+  await service.close();
   await service.mcp.shutdown();
   for (const h of http) h.stop();
   rmSync(root, { recursive: true, force: true });
@@ -84,7 +84,7 @@ describe('tool provider over real MCP servers', () => {
     assert.equal(st.ev.source, 'workspace');
     assert.ok(st.ev.tools.some((t: { name: string }) => t.name === 'get-env'));
     assert.equal(st.missing.state, 'failed');
-    assert.equal(st.missing.error, 'command not found: no-such-command-for-mcp-tests');
+    assert.equal(st.missing.error, `command not found: no-such-command-for-mcp-tests (searched ${process.env.PATH})`);
     assert.deepEqual([st.off.state, st.off.disabled, st.off.pid], ['stopped', true, null], 'a disabled server is never started');
     assert.ok(!specs.some((s) => s.server === 'off'));
     assert.equal(st.crashes.state, 'failed');

@@ -2,7 +2,7 @@ import { createContext, useContext, useEffect, useId, useRef, useState } from 'r
 import { useT } from '../i18n/i18n';
 import type { ModelInfo } from '../../../backend/chat/branch-api.js';
 import type { ChatMessage } from './chat-types';
-import { textOf } from './reply-items';
+import { typedText } from './mcp-resources';
 
 /** What the rows of a conversation can do to its branches (DESIGN 7); absent in read-only lists. */
 export interface BranchActions {
@@ -126,7 +126,7 @@ export function ReplyActions({ first, last }: { first: ChatMessage; last: ChatMe
 export function InlineEditor({ message }: { message: ChatMessage }) {
   const t = useT();
   const actions = useContext(BranchContext);
-  const [text, setText] = useState(() => textOf(message.blocks));
+  const [text, setText] = useState(() => typedText(message.blocks));
   const ref = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     const el = ref.current;

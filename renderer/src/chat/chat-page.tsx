@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { onCommand, type AppCommand } from '../keyboard/app-commands';
 import { useApi, useLiveMessages, useResource } from '../api/session';
 import { listOf, path, type WorkspaceEntry } from '../api/resources';
 import { useT } from '../i18n/i18n';
@@ -11,30 +12,24 @@ import { ImportDialog } from './import-dialog';
 import { useModelInfo } from './model-info';
 import { preloadMarkdown } from './reply-view';
 import { SessionList, sessionTitle } from './session-list';
+import { useSessions } from './use-sessions';
 import './chat.css';
 import './branch.css';
 
-const WS_KEY = 'service.chat.workspace';
-const sessionKey = (ws: string) => `service.chat.session.${ws}`;
+export const WS_KEY = 'service.chat.workspace';
+export const sessionKey = (ws: string) => `service.chat.session.${ws}`;
+/** The width below which chat.css shows the list and the conversation as separate views. */
+const PHONE = '(max-width: 600px)';
 
-function useSessions(workspaceId: string | null) {
-  const api = useApi();
-  // Kept with the workspace they belong to: another workspace's list never shows while loading.
-  const [loaded, setLoaded] = useState<{ ws: string; sessions: SessionSummary[] | null; error?: unknown } | null>(null);
-  const reload = useCallback(async () => {
-    if (!workspaceId) return;
-    try {
-      const r = await api.get<{ sessions: SessionSummary[] }>(chatPath.sessions(workspaceId));
-      setLoaded({ ws: workspaceId, sessions: r.sessions ?? [] });
-    } catch (err) {
-      setLoaded((prev) => ({ ws: workspaceId, sessions: prev?.ws === workspaceId ? prev.sessions : null, error: err }));
-    }
-  }, [api, workspaceId]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-  const mine = loaded && loaded.ws === workspaceId ? loaded : null;
-  return { sessions: mine?.sessions ?? null, error: mine?.error, reload };
+function usePhoneWidth(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = window.matchMedia(PHONE);
+      query.addEventListener('change', onChange);
+      return () => query.removeEventListener('change', onChange);
+    },
+    () => window.matchMedia(PHONE).matches,
+  );
 }
 
 export function ChatPage() {
@@ -47,17 +42,25 @@ export function ChatPage() {
   const workspace = list.find((w) => w.id === chosenWs) ?? list[0];
   const wsId = workspace?.id ?? null;
   const info = useModelInfo(workspace);
-  const { sessions, error, reload } = useSessions(wsId);
+  const { sessions, hasMore, error, reload, more, ensure } = useSessions(wsId);
   const [chosen, setChosen] = useState<{ ws: string; id: string | null } | null>(null);
   const chosenSession = chosen && chosen.ws === wsId ? chosen.id : wsId ? localStorage.getItem(sessionKey(wsId)) : null;
   const setChosenSession = (id: string | null, ws = wsId) => ws && setChosen({ ws, id });
   const [jump, setJump] = useState<{ messageId: string; nonce: number } | null>(null);
   const [createError, setCreateError] = useState<unknown>();
   const [importing, setImporting] = useState(false);
+  /** Phone width: the session list and the conversation are separate views (CSS shows one). */
+  const [phoneView, setPhoneView] = useState<'list' | 'chat' | null>(null);
+  const phone = usePhoneWidth();
 
   useEffect(preloadMarkdown, []);
 
   const selected = sessions?.find((s) => s.id === chosenSession) ?? sessions?.[0] ?? null;
+  // The chosen chat may be older than the pages loaded so far (a search hit, the one open last time).
+  const missing = !!sessions && !!chosenSession && !sessions.some((s) => s.id === chosenSession);
+  useEffect(() => {
+    if (missing && chosenSession) void ensure(chosenSession);
+  }, [missing, chosenSession, ensure]);
 
   const selectWorkspace = (id: string) => {
     localStorage.setItem(WS_KEY, id);
@@ -68,6 +71,7 @@ export function ChatPage() {
     if (wsId && id) localStorage.setItem(sessionKey(wsId), id);
     setChosenSession(id);
     setJump(null);
+    if (id) setPhoneView('chat');
   };
 
   // Titles and order change when a turn ends anywhere (another window too).
@@ -84,6 +88,7 @@ export function ChatPage() {
       localStorage.setItem(sessionKey(wsId), s.id);
       setChosenSession(s.id);
       setJump(null);
+      setPhoneView('chat');
       await reload();
     } catch (err) {
       setCreateError(err);
@@ -97,8 +102,34 @@ export function ChatPage() {
     }
     localStorage.setItem(sessionKey(hit.workspace_id), hit.session_id);
     setChosenSession(hit.session_id, hit.workspace_id);
-    setJump({ messageId: hit.message_id, nonce: Date.now() });
+    setJump(hit.message_id ? { messageId: hit.message_id, nonce: Date.now() } : null);
+    setPhoneView('chat');
   };
+
+  // Commands from the keyboard and the palette (Ctrl+N, Ctrl+Shift+F, a chat picked in the palette).
+  const latest = useRef({ wsId, newChat, openHit });
+  useEffect(() => {
+    latest.current = { wsId, newChat, openHit };
+  });
+  useEffect(() => {
+    const run = (command: AppCommand, attempt = 0): void => {
+      const now = latest.current;
+      switch (command.type) {
+        case 'focus-search':
+          document.querySelector<HTMLInputElement>('.chat-search input')?.focus();
+          return;
+        case 'open-session':
+          now.openHit({ workspace_id: command.workspaceId, session_id: command.sessionId, message_id: '', snippet: '' } as SearchHit);
+          return;
+        case 'new-chat':
+          // Just navigated here: the workspaces may still be loading.
+          if (now.wsId) void now.newChat();
+          else if (attempt < 50) setTimeout(() => run(command, attempt + 1), 100);
+          return;
+      }
+    };
+    return onCommand((command) => run(command));
+  }, []);
 
   const ready = !info.loading && !info.noProvider && info.model !== null;
   let main;
@@ -132,8 +163,10 @@ export function ChatPage() {
     );
   else main = <p className="muted">{t('common.loading')}</p>;
 
+  // Until the user picks, a phone opens on the list (with "New chat") once chat is set up, else on the setup steps.
+  const view = phoneView ?? (workspace && ready ? 'list' : 'chat');
   return (
-    <div className="chat-page">
+    <div className="chat-page" data-view={view}>
       <aside className="chat-side" aria-label={t('chat.sessions')}>
         <h1 className="chat-h1">{t('chat.title')}</h1>
         {list.length > 0 && (
@@ -170,6 +203,8 @@ export function ChatPage() {
           <SessionList
             workspaceId={wsId}
             sessions={sessions}
+            hasMore={hasMore}
+            onMore={() => void more()}
             selected={selected?.id ?? null}
             onSelect={selectSession}
             onChanged={() => void reload()}
@@ -180,7 +215,17 @@ export function ChatPage() {
           />
         )}
       </aside>
-      <section className="chat-main">{main}</section>
+      <section className="chat-main">
+        <div className="chat-back">
+          {/* The page's heading while the list (which holds the visible one) is hidden on a phone. */}
+          {phone && view === 'chat' && <h1 className="sr-only">{t('chat.title')}</h1>}
+          <button type="button" className="btn btn-small" onClick={() => setPhoneView('list')}>
+            <span aria-hidden="true">‹ </span>
+            {t('chat.sessions')}
+          </button>
+        </div>
+        {main}
+      </section>
     </div>
   );
 }

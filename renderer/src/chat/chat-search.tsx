@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { ErrorBanner } from '../ui/controls';
+import type { SearchResponse } from '../../../backend/chat/chat-api.js';
 import { chatPath, type SearchHit } from './chat-types';
 
 /** Search across every session of every workspace; a hit opens its chat at the message. */
@@ -10,7 +11,10 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
   const api = useApi();
   const id = useId();
   const [q, setQ] = useState('');
-  const [result, setResult] = useState<{ query: string; hits: SearchHit[]; error?: unknown } | null>(null);
+  const [result, setResult] = useState<{ query: string; hits: SearchHit[]; more: boolean; indexing?: boolean; error?: unknown } | null>(
+    null,
+  );
+  const [loadingMore, setLoadingMore] = useState(false);
   const query = q.trim();
   // Hits of an older query stay up while the new one runs ("Searching…" when there are none).
   const hits = query ? (result?.hits ?? []) : null;
@@ -22,12 +26,12 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
     if (!query) return;
     let stale = false;
     const timer = setTimeout(() => {
-      api.get<{ hits: SearchHit[] }>(chatPath.search(query)).then(
+      api.get<SearchResponse>(chatPath.search(query)).then(
         (r) => {
-          if (!stale) setResult({ query, hits: r.hits ?? [] });
+          if (!stale) setResult({ query, hits: r.hits ?? [], more: !!r.has_more, indexing: r.indexing });
         },
         (err: unknown) => {
-          if (!stale) setResult({ query, hits: [], error: err });
+          if (!stale) setResult({ query, hits: [], more: false, error: err });
         },
       );
     }, 250);
@@ -36,6 +40,23 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
       clearTimeout(timer);
     };
   }, [query, api]);
+
+  // The next page of hits, after those shown.
+  const more = () => {
+    if (!result || loadingMore) return;
+    const { query: asked, hits: shown } = result;
+    setLoadingMore(true);
+    api
+      .get<SearchResponse>(chatPath.search(asked, shown.length))
+      .then(
+        (r) =>
+          setResult((prev) =>
+            prev?.query === asked ? { ...prev, hits: [...prev.hits, ...(r.hits ?? [])], more: !!r.has_more, indexing: r.indexing } : prev,
+          ),
+        (err: unknown) => setResult((prev) => (prev?.query === asked ? { ...prev, error: err } : prev)),
+      )
+      .finally(() => setLoadingMore(false));
+  };
 
   return (
     <div className="chat-search" role="search">
@@ -73,6 +94,12 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
                 </li>
               ))}
             </ul>
+          )}
+          {result?.indexing && query && <p className="muted small">{t('chat.searchIndexing')}</p>}
+          {result?.more && query && result.query === query && (
+            <button type="button" className="btn btn-link btn-small" disabled={loadingMore} onClick={more}>
+              {t('chat.searchMore')}
+            </button>
           )}
           <button type="button" className="btn btn-link btn-small" onClick={() => setQ('')}>
             {t('chat.clearSearch')}

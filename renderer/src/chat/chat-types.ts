@@ -41,7 +41,7 @@ export const chatPath = {
   messages: (ws: string, sid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/messages`,
   cancel: (ws: string, sid: string, tid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/turns/${enc(tid)}/cancel`,
   approvals: (ws: string, sid: string, tid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/turns/${enc(tid)}/approvals`,
-  search: (q: string) => `/api/search?q=${enc(q)}`,
+  search: (q: string, offset = 0, limit = 20) => `/api/search?q=${enc(q)}&limit=${limit}&offset=${offset}`,
   siblings: (ws: string, sid: string, mid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/messages/${enc(mid)}/siblings`,
   regenerate: (ws: string, sid: string, mid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/messages/${enc(mid)}/regenerate`,
   active: (ws: string, sid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/active`,

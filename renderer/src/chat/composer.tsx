@@ -1,12 +1,20 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import type { PromptInfo } from '../../../backend/mcp/mcp-status-api.js';
 import { useT } from '../i18n/i18n';
+import { matching, PromptArgsDialog, PromptMenu, slashQuery, usePrompts } from './mcp-prompts';
+import { AttachedResources, ResourcePicker, type ResourceRef } from './mcp-resources';
 
-/** The message box: Enter sends, Shift+Enter adds a line, Stop (or Esc) while a reply runs. */
+/**
+ * The message box: Enter sends, Shift+Enter adds a line, Stop (or Esc) while a reply runs. `/` at
+ * the start offers the tool servers' prompts; "Attach" adds their resources to the message.
+ */
 export function Composer(props: {
   running: boolean;
   busy: boolean;
   disabled?: boolean;
-  onSend(text: string): Promise<boolean>;
+  /** The workspace whose tool servers offer prompts and resources. */
+  workspaceId?: string;
+  onSend(text: string, resources: { server: string; uri: string }[]): Promise<boolean>;
   onStop(): void;
   /** Up in an empty box: edit the last question (true when there is one). */
   onEditLast?(): boolean;
@@ -14,8 +22,18 @@ export function Composer(props: {
 }) {
   const t = useT();
   const id = useId();
+  const menuId = `${id}-prompts`;
   const [text, setText] = useState('');
+  const [resources, setResources] = useState<ResourceRef[]>([]);
+  const [picking, setPicking] = useState(false);
+  const [active, setActive] = useState(0);
+  const [dismissed, setDismissed] = useState(false);
+  const [asking, setAsking] = useState<PromptInfo | null>(null);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const prompts = usePrompts(props.workspaceId);
+  const query = props.workspaceId && !dismissed ? slashQuery(text) : null;
+  const items = query !== null && prompts.list ? matching(prompts.list.prompts, query) : [];
+  const menuOpen = query !== null;
 
   // Focus once the box is usable (it is disabled while the conversation loads).
   useEffect(() => {
@@ -33,47 +51,119 @@ export function Composer(props: {
   const canSend = text.trim().length > 0 && !props.running && !props.busy && !props.disabled;
   const send = async () => {
     if (!canSend) return;
-    if (await props.onSend(text)) setText('');
+    if (
+      await props.onSend(
+        text,
+        resources.map(({ server, uri }) => ({ server, uri })),
+      )
+    ) {
+      setText('');
+      setResources([]);
+    }
+  };
+
+  const insert = (rendered: string) => {
+    setText(rendered);
+    setAsking(null);
+    setDismissed(false);
+    requestAnimationFrame(() => ref.current?.focus());
+  };
+  const pick = async (p: PromptInfo) => {
+    if (p.arguments.length > 0) return setAsking(p);
+    insert(await prompts.render(p, {}));
   };
 
   return (
-    <form
-      className="composer"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send();
-      }}
-    >
-      <label htmlFor={id} className="sr-only">
-        {t('chat.message')}
-      </label>
-      <textarea
-        id={id}
-        ref={ref}
-        rows={1}
-        value={text}
-        placeholder={t('chat.messagePlaceholder')}
-        disabled={props.disabled}
-        onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => {
-          // An IME composing Chinese text uses Enter to commit a candidate, not to send.
-          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
-            e.preventDefault();
-            void send();
-          } else if (e.key === 'ArrowUp' && text === '' && props.onEditLast?.()) {
-            e.preventDefault();
-          }
-        }}
-      />
-      {props.running ? (
-        <button type="button" className="btn btn-danger" onClick={props.onStop} title={t('chat.stopHint')}>
-          {t('chat.stop')}
-        </button>
-      ) : (
-        <button type="submit" className="btn btn-primary" disabled={!canSend}>
-          {t('chat.send')}
-        </button>
+    <div className="composer-wrap">
+      {menuOpen && (
+        <PromptMenu id={menuId} items={items} active={active} loading={!prompts.list && !prompts.error} onPick={(p) => void pick(p)} />
       )}
-    </form>
+      <AttachedResources items={resources} onRemove={(r) => setResources(resources.filter((x) => x !== r))} />
+      <form
+        className="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <label htmlFor={id} className="sr-only">
+          {t('chat.message')}
+        </label>
+        <textarea
+          id={id}
+          ref={ref}
+          rows={1}
+          value={text}
+          placeholder={props.workspaceId ? t('mcp.messagePlaceholder') : t('chat.messagePlaceholder')}
+          disabled={props.disabled}
+          aria-controls={menuOpen && items.length ? menuId : undefined}
+          aria-activedescendant={menuOpen && items.length ? `${menuId}-${active}` : undefined}
+          onChange={(e) => {
+            const next = e.target.value;
+            setText(next);
+            setActive(0);
+            if (slashQuery(next) === null) setDismissed(false);
+            // The list is asked of the servers each time the menu opens.
+            if (next === '/') void prompts.load();
+          }}
+          onKeyDown={(e) => {
+            if (menuOpen && items.length > 0) {
+              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                e.preventDefault();
+                setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length);
+                return;
+              }
+              if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') {
+                e.preventDefault();
+                void pick(items[Math.min(active, items.length - 1)]);
+                return;
+              }
+            }
+            if (menuOpen && e.key === 'Escape') {
+              e.preventDefault();
+              setDismissed(true);
+              return;
+            }
+            // An IME composing Chinese text uses Enter to commit a candidate, not to send.
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
+              e.preventDefault();
+              void send();
+            } else if (e.key === 'ArrowUp' && text === '' && props.onEditLast?.()) {
+              // Up in an empty box edits the last question.
+              e.preventDefault();
+            }
+          }}
+        />
+        {props.workspaceId && (
+          <button type="button" className="btn" onClick={() => setPicking(true)} disabled={props.disabled} title={t('mcp.attachHint')}>
+            {t('mcp.attachResource')}
+          </button>
+        )}
+        {props.running ? (
+          <button type="button" className="btn btn-danger" onClick={props.onStop} title={t('chat.stopHint')}>
+            {t('chat.stop')}
+          </button>
+        ) : (
+          <button type="submit" className="btn btn-primary" disabled={!canSend}>
+            {t('chat.send')}
+          </button>
+        )}
+      </form>
+      {picking && props.workspaceId && (
+        <ResourcePicker
+          workspaceId={props.workspaceId}
+          chosen={resources}
+          onClose={() => setPicking(false)}
+          onPick={(r) => setResources((list) => [...list, r])}
+        />
+      )}
+      {asking && (
+        <PromptArgsDialog
+          prompt={asking}
+          onClose={() => setAsking(null)}
+          insert={async (args) => insert(await prompts.render(asking, args))}
+        />
+      )}
+    </div>
   );
 }

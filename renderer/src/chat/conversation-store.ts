@@ -224,13 +224,18 @@ export class ConversationStore {
 
   /**
    * Sends a message; resolves true once the backend took it (the composer then clears). With
-   * `parentId` (an edit) the message starts a new branch after that message.
+   * `parentId` (an edit) the message starts a new branch after that message; `resources` are read
+   * by the backend and stored with it.
    */
-  async send(content: string, parentId?: string | null): Promise<boolean> {
+  async send(content: string, parentId?: string | null, resources: { server: string; uri: string }[] = []): Promise<boolean> {
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
-      const body: SendMessageRequest = parentId === undefined ? { content } : { content, parent_id: parentId };
+      const body: SendMessageRequest = {
+        content,
+        ...(parentId === undefined ? {} : { parent_id: parentId }),
+        ...(resources.length ? { resources } : {}),
+      };
       const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), body);
       const shown = parentId === undefined ? this.state.messages : upTo(this.state.messages, parentId);
       const prev = shown.length ? shown[shown.length - 1] : undefined;

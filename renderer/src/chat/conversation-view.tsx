@@ -168,7 +168,8 @@ export function ConversationView(props: {
         busy={state.sending !== null}
         disabled={state.loading}
         autoFocus
-        onSend={(text) => store.send(text)}
+        workspaceId={props.workspaceId}
+        onSend={(text, resources) => store.send(text, undefined, resources)}
         onEditLast={() => store.editLast()}
         onStop={() => void store.stop()}
       />

@@ -1,10 +1,12 @@
-import { marked, type Token, type Tokens } from 'marked';
+import { Marked, type Token, type Tokens } from 'marked';
 import { memo, type ReactNode } from 'react';
 import { CopyButton } from '../ui/controls';
 import { useT } from '../i18n/i18n';
+import { blockMath, inlineMath, type MathToken } from './markdown-math';
+import { MathView, useHighlighted } from './rich-blocks';
 
 // Markdown to React elements, never to an HTML string: marked only tokenises, and every token
-// becomes an element or plain text. Raw HTML in a reply (`<img onerror=…>`) is shown as text, links
+// becomes an element or plain text (highlighted code and math too: see rich-blocks.tsx). Raw HTML in a reply (`<img onerror=…>`) is shown as text, links
 // other than http(s)/mailto are text, and images are links (nothing loads from a reply).
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
@@ -42,6 +44,7 @@ function ExternalLink({ href, children }: { href: string; children: ReactNode })
 
 function CodeBlock({ lang, code }: { lang: string; code: string }) {
   const t = useT();
+  const highlighted = useHighlighted(lang, code);
   return (
     <div className="md-code">
       <div className="md-code-head">
@@ -49,7 +52,7 @@ function CodeBlock({ lang, code }: { lang: string; code: string }) {
         <CopyButton text={code} label={t('chat.copyCode')} />
       </div>
       <pre>
-        <code>{code}</code>
+        <code className={highlighted ? 'hljs' : undefined}>{highlighted ?? code}</code>
       </pre>
     </div>
   );
@@ -92,6 +95,10 @@ function renderInline(tok: Token, key: string): ReactNode {
           {img.text || img.href}
         </ExternalLink>
       );
+    }
+    case 'math': {
+      const m = tok as MathToken;
+      return <MathView key={key} tex={m.text} display={m.display} />;
     }
     case 'checkbox':
       return <input key={key} type="checkbox" checked={(tok as Tokens.Checkbox).checked} disabled aria-label="task" />;
@@ -176,8 +183,10 @@ function blocks(tokens: Token[] | undefined, key = ''): ReactNode[] {
   return (tokens ?? []).map((tok, i) => renderBlock(tok, `${key}.${i}`));
 }
 
+const markdown = new Marked({ gfm: true, breaks: false, extensions: [blockMath, inlineMath] });
+
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  const tokens = marked.lexer(text, { gfm: true, breaks: false });
+  const tokens = markdown.lexer(text);
   return <div className="md">{blocks(tokens)}</div>;
 });
 

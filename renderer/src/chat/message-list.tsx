@@ -2,7 +2,8 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import { useT } from '../i18n/i18n';
 import type { StoredMessage } from './chat-types';
 import { InlineEditor, ReplyActions, useEditing, UserActions } from './branch-actions';
-import { buildItems, textOf, type Item } from './reply-items';
+import { UserMessageText } from './mcp-resources';
+import { buildItems, type Item } from './reply-items';
 import { MarkdownView, ReplyView } from './reply-view';
 import { layoutRows, rowAt, visibleRange, type Layout } from './virtual-rows';
 
@@ -41,7 +42,13 @@ function UserRow({ item }: { item: Extract<Item, { kind: 'user' }> }) {
   const editing = useEditing(item.message.id);
   return (
     <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
-      {editing ? <InlineEditor message={item.message} /> : <div className="bubble">{textOf(item.message.blocks)}</div>}
+      {editing ? (
+        <InlineEditor message={item.message} />
+      ) : (
+        <div className="bubble">
+          <UserMessageText blocks={item.message.blocks} />
+        </div>
+      )}
       {!editing && <UserActions message={item.message} />}
     </article>
   );

@@ -1,5 +1,6 @@
 import { lazy, memo, Suspense } from 'react';
 import { useI18n } from '../i18n/i18n';
+import { CopyButton } from '../ui/controls';
 import type { Block, Usage } from './chat-types';
 import { resultsById } from './reply-items';
 import { ToolCard } from './tool-card';
@@ -87,6 +88,17 @@ export const ReplyView = memo(function ReplyView(props: ReplyProps) {
         </details>
       )}
       <UsageLine usage={props.usage} model={props.model} />
+      {!props.live && parts.some((p) => p.kind === 'text') && (
+        <div className="msg-tools">
+          <CopyButton
+            text={parts
+              .filter((p) => p.kind === 'text')
+              .map((p) => p.text.trim())
+              .join('\n\n')}
+            label={t('md.copyMessage')}
+          />
+        </div>
+      )}
     </>
   );
 });

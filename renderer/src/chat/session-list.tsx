@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { ConfirmDialog, Dialog, ErrorBanner, Field } from '../ui/controls';
@@ -12,6 +12,9 @@ export function sessionTitle(s: Pick<SessionSummary, 'title'>, fallback: string)
 export function SessionList(props: {
   workspaceId: string;
   sessions: SessionSummary[];
+  /** More (older) sessions exist: `onMore` loads them, called as the end of the list scrolls into view. */
+  hasMore: boolean;
+  onMore(): void;
   selected: string | null;
   onSelect(id: string): void;
   onChanged(): void;
@@ -24,6 +27,19 @@ export function SessionList(props: {
   const [title, setTitle] = useState('');
   const [error, setError] = useState<unknown>();
   const untitled = t('chat.untitled');
+  const end = useRef<HTMLButtonElement>(null);
+  const { hasMore, onMore } = props;
+  const count = props.sessions.length;
+
+  useEffect(() => {
+    const target = end.current;
+    if (!hasMore || !target || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) onMore();
+    });
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [hasMore, onMore, count]);
 
   return (
     <>
@@ -78,6 +94,12 @@ export function SessionList(props: {
             );
           })}
         </ul>
+      )}
+      {hasMore && (
+        // Loads by itself when scrolled into view; a button for keyboards and screen readers.
+        <button ref={end} type="button" className="btn btn-link btn-small session-more" onClick={onMore}>
+          {t('chat.moreSessions')}
+        </button>
       )}
       <Dialog title={t('chat.renameChat')} open={renaming !== null} onClose={() => setRenaming(null)}>
         <form

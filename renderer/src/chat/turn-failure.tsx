@@ -11,6 +11,7 @@ const KNOWN: Record<string, MessageKey> = {
   cancelled: 'chat.err.cancelled',
   context_overflow: 'chat.err.context_overflow',
   tool_error: 'chat.err.tool_error',
+  storage_error: 'chat.err.storage_error',
 };
 
 export function errorKey(code: string): MessageKey {

@@ -7,6 +7,7 @@ import { fromShell, shell } from '../platform/shell-bridge';
 import { Badge, Field, Notice } from '../ui/controls';
 import { LanguagePicker } from '../shell/language-picker';
 import { ResetPairing } from './reset-pairing';
+import { inviteFromLocation, JoinForm } from '../devices/join-form';
 
 export interface ClaimResult {
   credential: string;
@@ -46,6 +47,8 @@ export function PairingScreen(props: {
   const [urlDraft, setUrlDraft] = useState(props.baseUrl);
   const [urlError, setUrlError] = useState<string | null>(null);
   const [shellCode, setShellCode] = useState<string | null>(null);
+  // Opened from an invite's QR code: joining is what this visit is for, the unpaired help is noise.
+  const [invited] = useState(() => inviteFromLocation() !== '');
 
   useEffect(() => {
     let cancelled = false;
@@ -162,7 +165,8 @@ export function PairingScreen(props: {
         {status?.bootstrap_mode === 'managed' && <Notice tone="info">{t('pair.managed')}</Notice>}
 
         {/* In the desktop app <ResetPairing> says this and offers the reset itself. */}
-        {status?.bound && !shell() && (
+        {status?.bound && invited && <JoinForm baseUrl={props.baseUrl} onPaired={props.onPaired} />}
+        {status?.bound && !shell() && !invited && (
           <div className="banner banner-warning bound-help" role="alert">
             <p>
               <strong>{t('mgmt.boundTitle', { name: status.display_name ?? t('mgmt.anotherClient') })}</strong>
@@ -188,6 +192,7 @@ export function PairingScreen(props: {
           </div>
         )}
 
+        {status?.bound && !invited && <JoinForm baseUrl={props.baseUrl} onPaired={props.onPaired} />}
         <ResetPairing baseUrl={props.baseUrl} bound={status?.bound} onPaired={props.onPaired} />
         {!status?.bound && (
           <form onSubmit={submit} className="pair-form" noValidate>

@@ -1,7 +1,7 @@
 /** Connection safety, create-only conflicts, offline state and form help (English). */
 export const enMgmt = {
   'mgmt.rotateHint':
-    'Rotating replaces the credential: this window (and other tabs of this browser) switch to the new one; any other client must pair again.',
+    'Rotating replaces this device’s credential: this window (and other tabs of this browser) switch to the new one; other devices keep theirs.',
   'mgmt.forgetTitle': 'Forget the credential on this device?',
   'mgmt.forgetWarning':
     'The backend stays paired with this credential. Once this device forgets it, no client can pair with this backend until its pairing is reset.',
@@ -14,7 +14,7 @@ export const enMgmt = {
   'mgmt.boundTitle': 'This backend is already paired with {name}.',
   'mgmt.anotherClient': 'another client',
   'mgmt.boundWhy':
-    'A backend pairs with one client at a time, so it prints no pairing code now. To pair this window, reset its pairing first:',
+    'It prints no pairing code now: further devices join with an invite code from a paired device (form below). Or reset its pairing:',
   'mgmt.boundWayPaired': 'From a window that is still paired: Connection → Reset pairing.',
   'mgmt.boundWayCli': 'On the machine that runs the backend:',
   'mgmt.boundOtherAddress':

@@ -1,23 +1,29 @@
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { enChat } from './en-chat';
+import { enDesk } from './en-desk';
 import { enConfig } from './en-config';
+import { enDevices } from './en-devices';
+import { enMcp } from './en-mcp';
 import { enMgmt } from './en-mgmt';
 import { enOps } from './en-ops';
 import { enCore } from './en';
 import { zhChat } from './zh-chat';
+import { zhDesk } from './zh-desk';
 import { zhConfig } from './zh-config';
+import { zhDevices } from './zh-devices';
+import { zhMcp } from './zh-mcp';
 import { zhMgmt } from './zh-mgmt';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat };
+const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp };
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
 /** `auto` follows the system's language; a profile's `language` is the assistant's, never the UI's. */
 export type LanguageChoice = 'auto' | Locale;
 
 // Every key must exist in Chinese too: a missing translation fails to compile.
-const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps, ...zhMgmt, ...zhChat };
+const zh: Record<MessageKey, string> = { ...zhCore, ...zhConfig, ...zhOps, ...zhMgmt, ...zhChat, ...zhDevices, ...zhDesk, ...zhMcp };
 const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 
 const CHOICE_KEY = 'service.language';

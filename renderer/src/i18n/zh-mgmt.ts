@@ -2,7 +2,7 @@ import type { enMgmt } from './en-mgmt';
 
 /** 连接安全、仅创建冲突、离线状态与表单帮助（中文）。 */
 export const zhMgmt: Record<keyof typeof enMgmt, string> = {
-  'mgmt.rotateHint': '轮换会替换凭据：此窗口（以及此浏览器的其他标签页）会改用新凭据；其他客户端必须重新配对。',
+  'mgmt.rotateHint': '轮换会替换此设备的凭据：此窗口（以及此浏览器的其他标签页）会改用新凭据；其他设备保留各自的凭据。',
   'mgmt.forgetTitle': '在此设备上忘记凭据？',
   'mgmt.forgetWarning': '后端仍与此凭据配对。此设备忘记凭据后，在重置配对之前，任何客户端都无法与此后端配对。',
   'mgmt.forgetWayBackApp': '推荐：“重置配对并忘记”会同时解除后端的配对；之后应用会读取新的配对码，一键即可重新配对。',
@@ -11,7 +11,7 @@ export const zhMgmt: Record<keyof typeof enMgmt, string> = {
   'mgmt.forgetAndReset': '重置配对并忘记',
   'mgmt.boundTitle': '此后端已与 {name} 配对。',
   'mgmt.anotherClient': '其他客户端',
-  'mgmt.boundWhy': '一个后端同一时间只与一个客户端配对，因此现在不会打印配对码。要配对此窗口，请先重置其配对：',
+  'mgmt.boundWhy': '它现在不会打印配对码：其他设备使用已配对设备提供的邀请码加入（见下方表单）。或者重置其配对：',
   'mgmt.boundWayPaired': '在仍已配对的窗口中：连接 → 重置配对。',
   'mgmt.boundWayCli': '在运行后端的机器上：',
   'mgmt.boundOtherAddress':

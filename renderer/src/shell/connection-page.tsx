@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { PairingStatus } from '../../../backend/pairing/pairing-api.js';
 import { useLiveMessages, useSession } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { fromShell, shell } from '../platform/shell-bridge';
@@ -6,16 +7,18 @@ import { Card, ConfirmDialog, ErrorBanner, Notice, PageHeader } from '../ui/cont
 import { ForgetDialog } from './forget-dialog';
 import { LiveIndicator } from './live-indicator';
 import { DesktopBackendNote } from '../connect/reset-pairing';
+import { DevicesCard } from '../devices/devices-card';
 
 /** Survives the remount that a new credential causes, so the success notice is still shown after it. */
 let rotatedNotice = false;
 
 export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
   const t = useT();
-  const { api, socket, rotateCredential, resetPairing } = useSession();
+  const { api, socket, rotateCredential, resetPairing, endSession } = useSession();
   const [version, setVersion] = useState<{ version: string; api: number; node: string; node_id?: string } | null>(null);
   const [nodeId, setNodeId] = useState<string | null>(socket.hello?.node_id ?? null);
   const [error, setError] = useState<unknown>();
+  const [tls, setTls] = useState<string | null | undefined>(undefined);
   const [rotated, setRotated] = useState(rotatedNotice);
   const [busy, setBusy] = useState(false);
   const [resetting, setResetting] = useState(false);
@@ -28,6 +31,7 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
       setVersion(v);
       if (v.node_id) setNodeId((n) => n ?? v.node_id ?? null);
     }, setError);
+    api.get<PairingStatus>('/api/pairing/status').then((s) => setTls(s.tls_fingerprint ?? null), setError);
   }, [api]);
   useLiveMessages((m) => {
     if (m.type === 'hello') setNodeId(m.node_id);
@@ -62,6 +66,8 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
           <dd className="mono">{version ? `${version.version} (API ${version.api}, Node ${version.node})` : '…'}</dd>
           <dt>{t('session.node')}</dt>
           <dd className="mono">{nodeId ?? '…'}</dd>
+          <dt>{t('session.tls')}</dt>
+          <dd className="mono fingerprint">{tls === undefined ? '…' : (tls ?? t('session.tlsNone'))}</dd>
           <dt>{t('live.label')}</dt>
           <dd>
             <LiveIndicator />
@@ -80,6 +86,7 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
         </div>
         <p className="field-hint">{t('mgmt.rotateHint')}</p>
       </Card>
+      <DevicesCard baseUrl={baseUrl} onRevokedSelf={() => endSession('user')} />
       {bridge && (
         <Card title={t('session.desktopOnly')}>
           <div className="button-row">

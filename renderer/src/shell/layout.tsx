@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
 import { NavIcon } from './icons';
+import { KeyboardLayer } from '../keyboard/keyboard-layer';
+import { ThemePicker } from '../theme/theme-picker';
 import { LanguagePicker } from './language-picker';
 import { LiveIndicator } from './live-indicator';
 import { OfflineGate } from './offline-gate';
@@ -40,8 +42,10 @@ export function Layout(props: { route: Route; onNavigate(route: Route): void; ba
           </ul>
         </nav>
         <div className="sidebar-foot">
+          <KeyboardLayer navigate={props.onNavigate} />
           <LiveIndicator />
           <LanguagePicker />
+          <ThemePicker />
         </div>
       </aside>
       <main className="content" id="main">

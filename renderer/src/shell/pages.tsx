@@ -1,4 +1,6 @@
 import { ChatPage } from '../chat/chat-page';
+import { BackupsPage } from '../backups/backups-page';
+import { isQuickAskWindow, QuickAskPage } from '../quick-ask/quick-ask-page';
 import { LogsPage } from '../logs/logs-page';
 import { ProvidersPage } from '../providers/providers-page';
 import { ProfilesPage } from '../profiles/profiles-page';
@@ -27,6 +29,8 @@ function page(route: Route, baseUrl: string) {
       return <SkillsPage />;
     case 'logs':
       return <LogsPage />;
+    case 'backups':
+      return <BackupsPage />;
     case 'swap':
       return <SwapPage />;
     case 'connection':
@@ -37,6 +41,11 @@ function page(route: Route, baseUrl: string) {
 }
 
 export function Pages({ baseUrl }: { baseUrl: string }) {
+  // The desktop app's quick-ask window loads the same bundle at #/quick-ask: no sidebar there.
+  return isQuickAskWindow() ? <QuickAskPage /> : <MainPages baseUrl={baseUrl} />;
+}
+
+function MainPages({ baseUrl }: { baseUrl: string }) {
   const [route, navigate] = useRoute();
   return (
     <Layout route={route} onNavigate={navigate} baseUrl={baseUrl}>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { MessageKey } from '../i18n/i18n';
 
-export const ROUTES = ['chat', 'providers', 'profiles', 'workspaces', 'tools', 'skills', 'logs', 'swap', 'connection'] as const;
+export const ROUTES = ['chat', 'providers', 'profiles', 'workspaces', 'tools', 'skills', 'logs', 'backups', 'swap', 'connection'] as const;
 export type Route = (typeof ROUTES)[number];
 
 export const ROUTE_LABELS: Record<Route, MessageKey> = {
@@ -12,6 +12,7 @@ export const ROUTE_LABELS: Record<Route, MessageKey> = {
   tools: 'nav.tools',
   skills: 'nav.skills',
   logs: 'nav.logs',
+  backups: 'nav.backups',
   swap: 'nav.swap',
   connection: 'nav.connection',
 };

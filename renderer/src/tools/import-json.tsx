@@ -4,7 +4,7 @@ import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Dialog, Field, Notice } from '../ui/controls';
 import { useDiscardGuard } from '../ui/form-kit';
-import { parseServersSnippet, targetOf } from './import-parse';
+import { asImported, grantsOf, parseServersSnippet, targetOf } from './import-parse';
 import { kindOf } from './server-draft';
 
 /**
@@ -18,6 +18,8 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
   const [busy, setBusy] = useState(false);
   const [failures, setFailures] = useState<Record<string, string>>({});
   const [done, setDone] = useState<number | null>(null);
+  /** Names whose `approval: "auto"` / `always_allow` the user chose to keep (none by default). */
+  const [kept, setKept] = useState<string[]>([]);
   const guard = useDiscardGuard(text.trim() !== '' && done === null, props.onClose);
   const parsed = parseServersSnippet(text);
   const rows = parsed.ok ? parsed.servers.map(([name, server]) => ({ name, server, exists: props.existing.includes(name) })) : [];
@@ -29,7 +31,7 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
     let count = 0;
     for (const r of fresh) {
       try {
-        await api.post(`${props.filePath}/servers`, { name: r.name, server: r.server });
+        await api.post(`${props.filePath}/servers`, { name: r.name, server: asImported(r.server, kept.includes(r.name)) });
         count += 1;
       } catch (err) {
         failed[r.name] =
@@ -60,6 +62,7 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
               setText(e.target.value);
               setDone(null);
               setFailures({});
+              setKept([]);
             }}
             placeholder={
               '{\n  "mcpServers": {\n    "filesystem": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "~"] }\n  }\n}'
@@ -75,6 +78,7 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
                   <th>{t('tools.name')}</th>
                   <th>{t('tools.kind')}</th>
                   <th>{t('tools.target')}</th>
+                  <th>{t('mcp.approvals')}</th>
                   <th>{t('providers.status')}</th>
                 </tr>
               </thead>
@@ -85,6 +89,14 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
                     <td>{kindOf(r.server)}</td>
                     <td className="mono small truncate" title={targetOf(r.server)}>
                       {targetOf(r.server)}
+                    </td>
+                    <td>
+                      <ImportGrants
+                        name={r.name}
+                        server={r.server}
+                        kept={kept.includes(r.name)}
+                        onKeep={(keep) => setKept((k) => (keep ? [...k, r.name] : k.filter((n) => n !== r.name)))}
+                      />
                     </td>
                     <td>
                       {r.exists ? (
@@ -115,5 +127,23 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
         </button>
       </div>
     </Dialog>
+  );
+}
+
+/** What the snippet grants without asking, and the choice to keep it (off: the server asks for every tool). */
+function ImportGrants(props: { name: string; server: Record<string, unknown>; kept: boolean; onKeep(keep: boolean): void }) {
+  const t = useT();
+  const { auto, tools } = grantsOf(props.server);
+  if (!auto && tools.length === 0) return <span className="muted small">{t('mcp.approvalAsk')}</span>;
+  return (
+    <div className="import-approval">
+      {auto && <Badge tone="amber">{t('mcp.importAuto')}</Badge>}
+      {tools.length > 0 && <span>{t('mcp.importAlways', { tools: tools.join(', ') })}</span>}
+      <label>
+        <input type="checkbox" checked={props.kept} onChange={(e) => props.onKeep(e.target.checked)} />
+        {t('mcp.importKeep', { name: props.name })}
+      </label>
+      {!props.kept && <span className="muted">{t('mcp.importWillAsk')}</span>}
+    </div>
   );
 }

@@ -38,3 +38,16 @@ export function targetOf(server: Raw): string {
     ? [server.command, ...(Array.isArray(server.args) ? server.args : [])].map(String).join(' ')
     : String(server.url ?? '');
 }
+
+/** True when an imported entry would run tools without asking (`approval: "auto"` or `always_allow`). */
+export function grantsOf(server: Raw): { auto: boolean; tools: string[] } {
+  const tools = Array.isArray(server.always_allow) ? server.always_allow.map(String) : [];
+  return { auto: server.approval === 'auto', tools };
+}
+
+/** DESIGN 9: an imported entry asks for every tool unless the user keeps what the snippet granted. */
+export function asImported(server: Raw, keepGrants: boolean): Raw {
+  if (keepGrants) return server;
+  const { approval: _a, always_allow: _l, ...rest } = server;
+  return rest;
+}

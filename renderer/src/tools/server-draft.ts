@@ -9,9 +9,30 @@ export interface ServerDraft {
   env: string;
   url: string;
   headers: string;
+  /** DESIGN 9: shown and editable, never hidden in the file. */
+  approval: 'ask' | 'auto';
+  alwaysAllow: string[];
 }
 
-export const EMPTY_SERVER: ServerDraft = { name: '', kind: 'stdio', command: '', args: '', env: '', url: '', headers: '' };
+export const EMPTY_SERVER: ServerDraft = {
+  name: '',
+  kind: 'stdio',
+  command: '',
+  args: '',
+  env: '',
+  url: '',
+  headers: '',
+  approval: 'ask',
+  alwaysAllow: [],
+};
+
+/** The approval keys of an entry as stored (`approval` absent means ask). */
+export function approvalOf(server: Raw): { approval: 'ask' | 'auto'; alwaysAllow: string[] } {
+  return {
+    approval: server.approval === 'auto' ? 'auto' : 'ask',
+    alwaysAllow: Array.isArray(server.always_allow) ? server.always_allow.filter((t): t is string => typeof t === 'string') : [],
+  };
+}
 
 type Raw = Record<string, unknown>;
 
@@ -50,12 +71,18 @@ export function draftFromServer(name: string, server: Raw): ServerDraft {
     env: pairs(server.env, '='),
     url: typeof server.url === 'string' ? server.url : '',
     headers: pairs(server.headers, ': '),
+    ...approvalOf(server),
   };
 }
 
 /** Keys the form does not show (disabled, autoApprove, …) survive the edit. */
 export function serverFromDraft(d: ServerDraft, previous: Raw = {}): Raw {
-  const { command: _c, args: _a, env: _e, url: _u, headers: _h, type: _t, ...kept } = previous;
+  const { command: _c, args: _a, env: _e, url: _u, headers: _h, type: _t, approval: _p, always_allow: _l, ...rest } = previous;
+  const kept = {
+    ...rest,
+    ...(d.approval === 'auto' ? { approval: 'auto' } : {}),
+    ...(d.alwaysAllow.length ? { always_allow: d.alwaysAllow } : {}),
+  };
   if (d.kind === 'stdio') {
     const args = d.args
       .split('\n')

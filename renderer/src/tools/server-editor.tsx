@@ -3,6 +3,7 @@ import { ApiFailure } from '../api/client';
 import { useT } from '../i18n/i18n';
 import { Dialog, ErrorBanner, Field, useFormErrors } from '../ui/controls';
 import { focusFirstInvalid, isHttpUrl, linesWithout, normalizeBaseUrl, useDiscardGuard } from '../ui/form-kit';
+import { ApprovalFields } from './approval-fields';
 import type { ServerDraft, ServerKind } from './server-draft';
 
 /** Add or edit one server; `save` PUTs the whole file and throws the server's validation error. */
@@ -118,6 +119,7 @@ export function ServerEditor(props: { initial: ServerDraft; editing: boolean; on
               </Field>
             </>
           )}
+          <ApprovalFields draft={d} onChange={setD} />
           <ErrorBanner error={errors.general} />
           {guard.bar}
         </div>

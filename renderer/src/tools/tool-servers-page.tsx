@@ -4,8 +4,11 @@ import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { draftFromServer, EMPTY_SERVER, kindOf, serverFromDraft, type ServerDraft } from './server-draft';
+import { CatalogDialog } from './catalog-dialog';
 import { ImportJsonDialog } from './import-json';
+import './tools.css';
 import { ServerEditor } from './server-editor';
+import { StatusCell, useServerStatus } from './server-status';
 
 type Raw = Record<string, unknown>;
 
@@ -18,9 +21,12 @@ export function ToolServersPage() {
   const workspaces = useResource<unknown>(path.workspaces, ['workspaces']);
   const filePath = scope === 'global' ? path.globalMcp : path.workspaceMcp(scope);
   const file = useResource<McpView>(filePath, ['mcp']);
+  const status = useServerStatus(scope === 'global' ? null : scope);
+  const statusOf = (name: string) => status.data?.servers.find((s) => s.name === name);
   const [editing, setEditing] = useState<{ draft: ServerDraft; editing: boolean } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
+  const [browsing, setBrowsing] = useState(false);
   const servers = (file.data?.mcpServers ?? {}) as Record<string, Raw>;
   const readonly = (file.data?.readonly ?? {}) as Record<string, Raw>;
 
@@ -39,6 +45,9 @@ export function ToolServersPage() {
         subtitle={t('tools.subtitle')}
         actions={
           <>
+            <button type="button" className="btn" onClick={() => setBrowsing(true)}>
+              {t('catalog.open')}
+            </button>
             <button type="button" className="btn" onClick={() => setImporting(true)}>
               {t('mgmt.importJson')}
             </button>
@@ -80,6 +89,7 @@ export function ToolServersPage() {
               <th>{t('tools.name')}</th>
               <th>{t('tools.kind')}</th>
               <th>{t('tools.target')}</th>
+              <th>{t('mcp.status')}</th>
               <th>
                 <span className="sr-only">{t('common.actions')}</span>
               </th>
@@ -101,6 +111,13 @@ export function ToolServersPage() {
                 </td>
                 <td className="mono small truncate" title={target}>
                   {target}
+                </td>
+                <td>
+                  <StatusCell
+                    status={statusOf(name)}
+                    workspaceId={scope === 'global' ? null : scope}
+                    onChanged={() => void status.reload()}
+                  />
                 </td>
                 <td className="row-actions">
                   {!ro && (
@@ -133,6 +150,14 @@ export function ToolServersPage() {
             setEditing(null);
             await file.reload();
           }}
+        />
+      )}
+      {browsing && (
+        <CatalogDialog
+          filePath={filePath}
+          existing={[...Object.keys(servers), ...Object.keys(readonly)]}
+          onClose={() => setBrowsing(false)}
+          onAdded={() => void file.reload()}
         />
       )}
       {importing && (

@@ -1,0 +1,65 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { BackupStore } from '../backup/backup-store.js';
+import { formatBytes } from '../backup/backup-names.js';
+import { SnapshotInvalidError } from '../backup/snapshot-reader.js';
+import { InstanceLock, InstanceLockedError, readLiveInstance } from '../data/instance-lock.js';
+
+/** A sub-command failure with the message for stderr (exit 1). */
+export class CommandError extends Error {}
+
+/** `backup`: a snapshot into `backups/`, also while the service runs (files are read one at a time). */
+export async function backupCommand(dataDir: string): Promise<string> {
+  if (!(await fs.stat(dataDir).catch(() => undefined))?.isDirectory()) throw new CommandError(`no data directory at ${dataDir}`);
+  const store = new BackupStore({ root: dataDir });
+  const info = await store.create('manual');
+  return `backup written: ${path.join(store.dir, info.name)} (${formatBytes(info.size_bytes)})`;
+}
+
+/**
+ * `restore FILE`: refuses while a service runs on the directory (it would write its old state back);
+ * holds the instance lock so none starts meanwhile; verifies before changing anything; snapshots the
+ * current state first.
+ */
+export async function restoreCommand(dataDir: string, file: string): Promise<string[]> {
+  const running = await readLiveInstance(dataDir);
+  if (running) {
+    throw new CommandError(
+      `the service is running on ${dataDir} (pid ${running.pid}); stop it first, or restore from the app (Settings, Backups)`,
+    );
+  }
+  // Nothing else is created or repaired here: a refused snapshot must leave the directory as it was.
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  let lock: InstanceLock;
+  try {
+    lock = await InstanceLock.acquire(dataDir);
+  } catch (err) {
+    if (err instanceof InstanceLockedError) throw new CommandError(err.message);
+    throw err;
+  }
+  try {
+    const store = new BackupStore({ root: dataDir });
+    const source = (await store.find(file)) ?? path.resolve(file);
+    let prepared;
+    try {
+      prepared = await store.prepare(source);
+    } catch (err) {
+      if (err instanceof SnapshotInvalidError) throw new CommandError(`${err.message}; nothing was changed`);
+      throw err;
+    }
+    let safety;
+    try {
+      safety = await store.create('pre-restore');
+      await prepared.apply();
+    } catch (err) {
+      await prepared.discard();
+      throw err;
+    }
+    return [
+      `state before the restore saved as ${path.join(store.dir, safety.name)}`,
+      `restored ${source} (taken ${prepared.manifest.created_at}) into ${dataDir}`,
+    ];
+  } finally {
+    lock.release();
+  }
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { api, startPaired, type BackendProcess } from '../helpers/backend-process.js';
+import { backupsOf, treeOf } from './backup-kit.js';
+
+describe('backups through the API', () => {
+  const procs: BackendProcess[] = [];
+  after(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    for (const p of procs) p.cleanup();
+  });
+
+  it('needs the credential', async () => {
+    const { proc } = await startPaired();
+    procs.push(proc);
+    for (const [method, p] of [
+      ['GET', '/api/backups'],
+      ['POST', '/api/backups'],
+      ['POST', '/api/backups/x/restore'],
+    ]) {
+      assert.equal((await api(proc.url, method, p)).status, 401, `${method} ${p}`);
+    }
+  });
+
+  it('takes, lists and deletes snapshots; bad kinds and names are named', async () => {
+    const { proc, credential } = await startPaired();
+    procs.push(proc);
+    const made = await api(proc.url, 'POST', '/api/backups', { credential, body: {} });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.kind, 'manual');
+    assert.equal(statSync(path.join(proc.dataDir, 'backups', made.body.name)).mode & 0o777, 0o600);
+    const update = await api(proc.url, 'POST', '/api/backups', { credential, body: { kind: 'pre-update' } });
+    assert.equal(update.body.kind, 'pre-update');
+    const list = await api(proc.url, 'GET', '/api/backups', { credential });
+    assert.equal(list.status, 200);
+    assert.equal(list.body.dir, path.join(proc.dataDir, 'backups'));
+    assert.deepEqual(
+      list.body.backups.map((b: { name: string }) => b.name),
+      [update.body.name, made.body.name],
+      'newest first',
+    );
+    assert.ok(list.body.backups.every((b: { size_bytes: number }) => b.size_bytes > 100));
+
+    const bad = await api(proc.url, 'POST', '/api/backups', { credential, body: { kind: 'daily' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.field, 'kind');
+    const traversal = await api(proc.url, 'DELETE', `/api/backups/${encodeURIComponent('../config.yaml')}`, { credential });
+    assert.equal(traversal.status, 404);
+    assert.ok(statSync(path.join(proc.dataDir, 'config.yaml')).isFile());
+
+    assert.equal((await api(proc.url, 'DELETE', `/api/backups/${made.body.name}`, { credential })).status, 204);
+    assert.deepEqual(backupsOf(proc.dataDir), [update.body.name]);
+  });
+
+  it('restore: a damaged snapshot is a 422 with nothing changed; a good one restarts the service on the restored data', async () => {
+    const { proc, credential } = await startPaired();
+    procs.push(proc);
+    const kept = await api(proc.url, 'POST', '/api/workspaces', { credential, body: { name: 'Kept' } });
+    assert.equal(kept.status, 201);
+    const snap = await api(proc.url, 'POST', '/api/backups', { credential, body: {} });
+    const before = treeOf(proc.dataDir);
+    const later = await api(proc.url, 'POST', '/api/workspaces', { credential, body: { name: 'Made after the backup' } });
+    assert.equal(later.status, 201);
+
+    // A copy with a damaged middle, under a snapshot's name.
+    const bytes = readFileSync(path.join(proc.dataDir, 'backups', snap.body.name));
+    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    const badName = 'backup-2026-01-01T00-00-00-000Z-manual.tar.gz';
+    writeFileSync(path.join(proc.dataDir, 'backups', badName), bytes);
+    const current = treeOf(proc.dataDir);
+    const listing = backupsOf(proc.dataDir);
+    const refused = await api(proc.url, 'POST', `/api/backups/${badName}/restore`, { credential });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.error.code, 'backup_invalid');
+    assert.match(refused.body.error.message, /damaged.*nothing was changed/);
+    assert.deepEqual(treeOf(proc.dataDir), current);
+    assert.deepEqual(backupsOf(proc.dataDir), listing);
+    assert.equal(
+      (await api(proc.url, 'POST', '/api/backups/backup-2026-01-02T00-00-00-000Z-manual.tar.gz/restore', { credential })).status,
+      404,
+    );
+
+    const listeningLines = proc.lines.length;
+    const restore = await api(proc.url, 'POST', `/api/backups/${snap.body.name}/restore`, { credential });
+    assert.equal(restore.status, 202, JSON.stringify(restore.body));
+    assert.equal(restore.body.safety_backup.kind, 'pre-restore');
+    await proc.waitForLine(/^backup restored; starting again$/, 15_000, listeningLines);
+    await proc.waitForLine(new RegExp(`^listening on ${proc.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`), 15_000, listeningLines);
+    assert.equal(proc.exitCode, null, 'the same process serves again');
+
+    // Same port, same credential (the snapshot holds this pairing), the data as it was at the backup.
+    const names = (await api(proc.url, 'GET', '/api/workspaces', { credential })).body.workspaces.map((w: { name: string }) => w.name);
+    assert.ok(names.includes('Kept'));
+    assert.ok(!names.includes('Made after the backup'));
+    assert.deepEqual(treeOf(proc.dataDir), before);
+    // The state the restore replaced is in the safety snapshot.
+    assert.ok(backupsOf(proc.dataDir).includes(restore.body.safety_backup.name));
+    // Still stops cleanly on a signal after the restart.
+    assert.equal(await proc.stop(), 0);
+  });
+});

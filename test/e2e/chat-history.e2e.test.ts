@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { BackendProcess } from '../helpers/backend-process.js';
+import { writeSession } from '../helpers/history-gen.js';
+import { buildRenderer, launchChromium, watchErrors } from './browser.js';
+import { apiAs, pageCredential } from './chat-page-kit.js';
+
+const SESSIONS = 250;
+
+/** Polls (the page's CSP forbids waitForFunction's string evaluation). */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const NEEDLE_IN = 30;
+
+/** A workspace with 250 chats: the list grows as it scrolls; search pages through its hits. */
+describe('chat history in Chromium: the list pages as it scrolls, search pages', { timeout: 240_000 }, () => {
+  let proc: BackendProcess;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  before(async () => {
+    const uiDir = await buildRenderer();
+    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
+    await proc.waitForLine(/^pairing code: \d{6}/);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    errors = watchErrors(page);
+    await page.goto(proc.url + '/');
+    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    const call = apiAs(proc.url, await pageCredential(page));
+    const ws = await call('POST', '/api/workspaces', { name: 'History' });
+    const root = path.join(proc.dataDir, 'workspaces', ws.id, 'sessions');
+    for (let i = 0; i < SESSIONS; i++) {
+      await writeSession(path.join(root, `s-${i}`), `s-${i}`, {
+        messages: 2,
+        start: Date.UTC(2026, 0, 1) + i * 60_000,
+        extra: (m) => (i < NEEDLE_IN && m === 0 ? 'zebrafish' : ''),
+      });
+    }
+    await page.reload();
+  });
+  after(async () => {
+    await browser?.close();
+    await proc?.stop();
+    proc?.cleanup();
+  });
+
+  it('shows 100 chats, then more as the end of the list scrolls into view, until all 250', async () => {
+    const items = page.getByRole('list', { name: 'Chats' }).getByRole('listitem');
+    await page.getByRole('button', { name: /^Generated s-249 / }).waitFor();
+    assert.equal(await items.count(), 100);
+    for (const expected of [200, 250]) {
+      await page.getByRole('button', { name: 'Load older chats' }).scrollIntoViewIfNeeded();
+      await until(async () => (await items.count()) >= expected, `${expected} chats`);
+    }
+    assert.equal(await items.count(), 250);
+    assert.equal(await page.getByRole('button', { name: 'Load older chats' }).count(), 0);
+    await page.getByRole('button', { name: /^Generated s-0 / }).waitFor();
+  });
+
+  it('search shows 20 hits, then the rest with More results', async () => {
+    await page.getByRole('searchbox').fill('zebrafish');
+    const hits = page.getByRole('list', { name: 'Search results' }).getByRole('listitem');
+    await until(async () => (await hits.count()) === 20, '20 hits');
+    await page.getByRole('button', { name: 'More results' }).click();
+    await until(async () => (await hits.count()) === NEEDLE_IN, `${NEEDLE_IN} hits`);
+    assert.equal(await hits.count(), NEEDLE_IN);
+    assert.equal(await page.getByRole('button', { name: 'More results' }).count(), 0);
+    assert.deepEqual(errors, []);
+  });
+});
