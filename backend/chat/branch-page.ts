@@ -17,7 +17,7 @@ export interface MessagePage {
  */
 export async function readPositions(index: LogIndex, positions: number[], maxBytes?: number): Promise<Items> {
   const out: Items = [];
-  for (let i = 0; i < positions.length; ) {
+  for (let i = 0; i < positions.length;) {
     let j = i + 1;
     while (j < positions.length && positions[j] === positions[j - 1] + 1) j += 1;
     const first = positions[i];

@@ -15,6 +15,7 @@ const CHUNK_CHARS = 1 << 20;
  */
 export class SessionBatch {
   private readonly ready: string[] = [];
+  private readonly metas: SessionMeta[] = [];
 
   private constructor(
     private readonly store: SessionStore,
@@ -55,6 +56,7 @@ export class SessionBatch {
     }
     await fs.writeFile(path.join(dir, 'session.json'), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     this.ready.push(meta.id);
+    this.metas.push(meta);
   }
 
   /** Moves every staged session into place; on a failure the ones already moved go back. */
@@ -81,6 +83,8 @@ export class SessionBatch {
       throw err;
     }
     await this.abort();
+    // The session list (kept in memory) and the search index learn of them at once.
+    await this.store.added(this.workspaceId, this.metas);
   }
 
   /** Drops everything staged. */

@@ -6,7 +6,7 @@ import { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../data/trash.js';
-import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
+import { newId, type SessionMeta, type SessionSummary } from './chat-types.js';
 import { branchHistory, branchPage, type MessagePage } from './branch-page.js';
 import { LogIndex } from './log-index.js';
 import { SessionListCache } from './session-list.js';
@@ -132,6 +132,12 @@ export class SessionStore {
       await this.listing.changed(workspaceId, meta);
       return meta;
     });
+  }
+
+  /** Sessions moved into place whole (fork, import): listed, and searched once indexed. */
+  async added(workspaceId: string, metas: SessionMeta[]): Promise<void> {
+    for (const meta of metas) await this.listing.changed(workspaceId, meta);
+    if (metas.length > 0) this.onFolderRead(workspaceId);
   }
 
   async delete(workspaceId: string, sessionId: string): Promise<string | null> {
