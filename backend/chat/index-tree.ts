@@ -141,6 +141,11 @@ export class IndexTree {
 
   /** The position of the message with this id, -1 when the session has none. */
   async message(id: string): Promise<number> {
+    if (this.arrays) {
+      const { raw, roles } = this.arrays;
+      for (let i = roles.length - 1; i >= 0; i--) if (roles[i] !== SYSTEM && decodeId(raw, i * ENTRY) === id) return i;
+      return -1;
+    }
     const at = await this.index.find(id);
     return at >= 0 && (await this.role(at)) !== 'system' ? at : -1;
   }
