@@ -212,6 +212,8 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
     await page.getByLabel('Language').selectOption('zh');
     try {
       await page.getByRole('button', { name: '新对话' }).first().click();
+      // The new chat is open (typing earlier would go to the chat shown before it).
+      await conversation2().getByText('发送一条消息开始对话。').waitFor();
       const box = page.getByRole('textbox', { name: '消息' });
       await box.fill('继续');
       await box.press('Enter');

@@ -206,6 +206,8 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     await alert.getByRole('button', { name: 'Retry' }).click();
     await lastReply().getByText('Recovered after the retry.').waitFor({ timeout: LONG });
     await alert.waitFor({ state: 'detached' });
+    // The regenerated turn has ended (the next test types at once).
+    await idle();
   });
 
   it('shows raw HTML in a reply as text and runs none of it', async () => {
