@@ -43,8 +43,6 @@ const DELTA = new RegExp(`^\\{"t":"delta","id":"([^"\\\\]{1,200})"${PARENT}`);
 const OTHER = /^\{"t":"turn_end"/;
 /** Lines longer than this are not parsed when their head does not tell what they are. */
 const MAX_PARSED_LINE = 64 * 1024 * 1024;
-/** Lines up to this size are kept whole while indexing (a legacy line is searched for a parent_id). */
-export const FULL_LINE = 64 * 1024;
 
 /** An item's first record: its id, role and what it links to (`undefined`: no parent_id, a legacy line). */
 export type Classified = { id: string; role: Role; link: string | null | undefined } | null;
@@ -69,11 +67,8 @@ function linkOf(value: unknown): string | null | undefined {
   return value === null || typeof value === 'string' ? value : undefined;
 }
 
-/** Whether the line names a parent_id beyond its head (a message written in another key order). */
-async function mentionsParent(file: string, line: LogLine): Promise<boolean> {
-  const body = line.full ?? (line.length > MAX_PARSED_LINE ? null : await readRange(file, line.offset, line.offset + line.length));
-  return body !== null && body.includes('"parent_id"');
-}
+/** What the indexer looks for in a line whose head has no parent_id (a legacy line has none anywhere). */
+export const PARENT_NEEDLE = Buffer.from('"parent_id"');
 
 /** What item a line starts or continues: read from its head; other key orders (hand edits) are parsed. */
 export async function classify(file: string, line: LogLine): Promise<Classified> {
@@ -88,7 +83,7 @@ export async function classify(file: string, line: LogLine): Promise<Classified>
   if (found) {
     if (found.whole !== undefined) return { id: found.id, role: found.role, link: found.parent ?? null };
     // No parent_id right after the id: a legacy line, unless it names one further on.
-    if (await mentionsParent(file, line)) return parsed(file, line);
+    if (line.found) return parsed(file, line);
     return { id: found.id, role: found.role, link: undefined };
   }
   if (OTHER.test(head)) return null;

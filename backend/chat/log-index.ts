@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { SerialQueue } from '../data/serial-queue.js';
 import { forEachLine, readRange } from './log-lines.js';
-import { classify, decode, encode, ENTRY, findIn, FULL_LINE, Indexer, type Header, type IndexEntry } from './log-index-entries.js';
+import { classify, decode, encode, ENTRY, findIn, Indexer, PARENT_NEEDLE, type Header, type IndexEntry } from './log-index-entries.js';
 
 export { decodeId, decodeLink, ENTRY, ROLES, type IndexEntry, type Link, type Role } from './log-index-entries.js';
 
@@ -94,7 +94,8 @@ export class LogIndex {
         const entry = item && (await indexer.add(line, item));
         if (entry) entries.push(entry);
       },
-      FULL_LINE,
+      0,
+      PARENT_NEEDLE,
     );
     return new LogIndex(logFile, indexFile, { ...indexer.state, logBytes: end }, true, encode(entries));
   }
@@ -187,7 +188,8 @@ export class LogIndex {
           added.push(entry);
           if (added.length >= 4096) await flush();
         },
-        FULL_LINE,
+        0,
+        PARENT_NEEDLE,
       );
       await flush();
       const next = { ...indexer.state, logBytes: end };

@@ -152,6 +152,23 @@ describe('branch paging from the offset index', () => {
     assert.deepEqual(await allPages(file, last.m.id, 7), await reference(file, last.m.id));
   });
 
+  it('finds a parent_id that lies across the 1 MiB read boundary', async () => {
+    const head = [msg('m0', 'user'), msg('m1', 'assistant')].map((m) => recordLine({ t: 'message', m })).join('');
+    const line = (filler: number) =>
+      `${JSON.stringify({ t: 'message', m: { id: 'x', role: 'user', created_at: at, blocks: [{ type: 'text', text: 'a'.repeat(filler) }], parent_id: 'm0' } })}\n`;
+    const needleAt = (filler: number) => Buffer.byteLength(head) + line(filler).indexOf('"parent_id"');
+    // The needle starts 4 bytes before the end of the first 1 MiB chunk.
+    const filler = 1024 * 1024 - 4 - needleAt(0);
+    assert.equal(needleAt(filler), 1024 * 1024 - 4);
+    const file = logFile([]);
+    writeFileSync(file, head + line(filler));
+    const page = await branchPage(await LogIndex.open(file), 'x', undefined, 10);
+    assert.deepEqual(page.messages.map(shape), [
+      { id: 'm0', parent_id: null, siblings: { index: 1, count: 1 } },
+      { id: 'x', parent_id: 'm0', siblings: { index: 2, count: 2 } },
+    ]);
+  });
+
   it('gives a turn its own branch only, cut to the budget at a user message', async () => {
     const { records } = grownTree(300, 11);
     const file = logFile(records);
