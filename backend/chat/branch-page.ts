@@ -65,8 +65,11 @@ export async function siblingMessages(index: LogIndex, id: string): Promise<Mess
   const at = await tree.message(id);
   if (at < 0) return null;
   const positions = await tree.siblingPositions(at);
+  const ids = new Map(await Promise.all(positions.map(async (p) => [await tree.id(p), p] as const)));
   const items = await readPositions(index, positions);
-  return Promise.all(items.map(async (item, i) => ({ ...publicMessage(item), ...(await placeOf(tree, positions[i])) }) as MessageView));
+  return Promise.all(
+    items.map(async (item) => ({ ...publicMessage(item), ...(await placeOf(tree, ids.get(item.id) ?? at)) }) as MessageView),
+  );
 }
 
 /**
@@ -133,7 +136,7 @@ export async function branchHistory(index: LogIndex, userId: string, budgetBytes
     }
   }
   if (start > 0) {
-    await tree.preload(branch.at(start) - 256, branch.at(branch.length - 1) + 1);
+    await tree.preload(branch.at(Math.min(start, branch.length - 1)) - 256, branch.at(branch.length - 1) + 1);
     let user = start;
     while (user < branch.length && (await tree.role(branch.at(user))) !== 'user') user += 1;
     if (user < branch.length) start = user;
