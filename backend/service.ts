@@ -2,6 +2,9 @@ import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { attachmentRoutes } from './api/attachment-routes.js';
+import { branchRoutes } from './api/branch-routes.js';
+import { isImportUpload, transferRoutes } from './api/transfer-routes.js';
+import { modelRoutes } from './api/model-routes.js';
 import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
@@ -194,12 +197,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(requireJsonBody);
   app.use(publicSystemRoutes(() => ({ node_id: pairing.nodeId, swap_url: swapApp && swapPort ? `http://127.0.0.1:${swapPort}` : null })));
   app.use(pairingRoutes(pairing, () => tlsFingerprint));
-  // An attachment upload may say application/json (a .json file): its body is the file, not parsed.
+  // Bodies that are files, not JSON to parse: an attachment upload (it may say application/json:
+  // a .json file) and an import upload (streamed to disk by its route).
   app.use(
     express.json({
       limit: '1mb',
       type: (req) =>
         !isRawUpload(req.method ?? '', new URL(req.url ?? '/', 'http://x').pathname) &&
+        !isImportUpload(req as express.Request) &&
         /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
     }),
   );
@@ -265,6 +270,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       },
     }),
   );
+  app.use(branchRoutes(stores, chat));
+  app.use(transferRoutes(stores, chat));
+  app.use(modelRoutes(stores.config));
   app.use(logRoutes(logger));
   app.use(swapInfoRoutes(paths, env));
   app.use(selfhostRoutes(pairing));

@@ -11,6 +11,7 @@ import { apiThroughput } from './api-bench.js';
 import { attachmentFigures } from './attachment-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
+import { branchFigures } from './branch-bench.js';
 import { chatFigures } from './chat-bench.js';
 import { deskFigures } from './desk-bench.js';
 import { historyFigures } from './history-bench.js';
@@ -33,6 +34,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   routes: () => routeBuilds(),
   mcp: () => mcpFigures(),
   chat: () => chatFigures(),
+  branches: () => branchFigures(),
   tls: () => tlsFigures(),
   desk: () => deskFigures(),
   history: () => historyFigures(),

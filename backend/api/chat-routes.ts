@@ -3,9 +3,12 @@ import { z } from 'zod';
 import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { checkSessionId, summary } from '../chat/session-store.js';
+import type { ConfigStore } from '../config/config-store.js';
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { parseBody } from '../http/validation.js';
+import { requireModel } from '../chat/model-catalog.js';
 import { ApiError } from '../http/errors.js';
+import { SessionPatchSchema } from './branch-routes.js';
 import { checkWorkspaceId } from './workspace-routes.js';
 
 const TitleSchema = z.object({
@@ -19,6 +22,7 @@ const CreateSchema = TitleSchema.partial();
 const MessageSchema = z
   .object({
     content: z.string({ error: 'content must be a string' }),
+    parent_id: z.string({ error: 'parent_id must be a message id or null' }).min(1, 'parent_id must not be empty').nullable().optional(),
     attachments: z
       .array(z.string({ error: 'attachments must be attachment ids' }), { error: 'attachments must be a list of attachment ids' })
       .max(ATTACHMENT_LIMITS.maxPerMessage, `attachments may list at most ${ATTACHMENT_LIMITS.maxPerMessage} ids`)
@@ -73,7 +77,11 @@ function pageLimit(raw: unknown): number {
 }
 
 /** Sessions, turns and search (DESIGN 6, HTTP). */
-export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatEngine, readResources?: ResourceReader): Router {
+export function chatRoutes(
+  stores: { workspaces: WorkspaceStore; config: ConfigStore },
+  engine: ChatEngine,
+  readResources?: ResourceReader,
+): Router {
   const router = Router();
   const { sessions } = engine;
   const workspace = async (raw: string) => {
@@ -98,27 +106,22 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
   router.get(`${base}/:sid`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const meta = await sessions.require(wid, sid);
     const before = typeof req.query.before === 'string' ? req.query.before : undefined;
-    const page = await engine.page(wid, sid, before, pageLimit(req.query.limit));
-    const count = page.message_count;
-    // Records the search index has not seen (written while stopped, or by another program).
-    if (page.log_grew && !page.active_turn) void engine.search.indexed(wid, sid);
-    // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
-    if (count !== meta.message_count && !page.active_turn) {
-      await sessions.update(wid, sid, (m) => {
-        m.message_count = count;
-      });
-    }
-    res.json({ ...summary(meta), message_count: count, messages: page.messages, has_more: page.has_more, active_turn: page.active_turn });
+    res.json(await engine.sessionView(wid, sid, before, pageLimit(req.query.limit)));
   });
   router.patch(`${base}/:sid`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { title } = parseBody(TitleSchema, req.body);
+    const input = parseBody(SessionPatchSchema, req.body);
+    await sessions.require(wid, sid);
+    if (input.model) await requireModel(stores.config, input.model);
     const meta = await sessions.update(wid, sid, (m) => {
-      m.title = title;
-      m.auto_title = false;
+      if (input.title !== undefined) {
+        m.title = input.title;
+        m.auto_title = false;
+      }
+      if (input.model !== undefined) m.model_override = input.model;
+      if (input.thinking !== undefined) m.thinking_override = input.thinking;
     });
     res.json(summary(meta));
   });
@@ -134,7 +137,7 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content, attachments, resources } = parseBody(MessageSchema, req.body);
+    const { content, parent_id, attachments, resources } = parseBody(MessageSchema, req.body);
     if (resources.length && !readResources)
       throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
     let resourceIds: string[] = [];
@@ -143,7 +146,7 @@ export function chatRoutes(stores: { workspaces: WorkspaceStore }, engine: ChatE
       await engine.sessions.require(wid, sid);
       resourceIds = await readResources!(wid, sid, resources);
     }
-    res.status(202).json(await engine.startTurn(wid, sid, content, attachments, resourceIds));
+    res.status(202).json(await engine.startTurn(wid, sid, content, parent_id, attachments, resourceIds));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

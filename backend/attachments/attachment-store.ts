@@ -45,54 +45,13 @@ export class AttachmentStore {
     return path.join(this.paths.workspaceSessions(workspaceId), sessionId, 'attachments');
   }
 
-  async save(
+  save(
     workspaceId: string,
     sessionId: string,
     name: string,
     body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   ): Promise<AttachmentView> {
-    const dir = this.dir(workspaceId, sessionId);
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    await removeStaleUploads(dir);
-    const temp = path.join(dir, `${TEMP_PREFIX}upload-${randomBytes(8).toString('hex')}`);
-    const handle = await fs.open(temp, 'wx+', 0o600); // read back by the type check
-    let kept = false;
-    try {
-      const hash = createHash('sha256');
-      let size = 0;
-      for await (const chunk of body) {
-        size += chunk.byteLength;
-        if (size > ATTACHMENT_LIMITS.maxBytes) throw tooLarge();
-        hash.update(chunk);
-        await handle.write(chunk);
-      }
-      await handle.sync();
-      const detected = await detectAttachment(fileSource(handle, size));
-      if (!detected.ok) throw new ApiError(detected.code, detected.message);
-      await handle.close();
-      const sha256 = hash.digest('hex');
-      const view: AttachmentView = { id: sha256, name, mime: detected.mime, size, sha256, kind: detected.kind };
-      for (const key of ['width', 'height', 'pages'] as const) if (detected[key] !== undefined) view[key] = detected[key];
-      const file = path.join(dir, sha256);
-      // Content-addressed: the same bytes uploaded again are already there.
-      if (await exists(file)) await fs.rm(temp, { force: true });
-      else {
-        await fs.rename(temp, file);
-        await syncDirectory(dir);
-      }
-      kept = true;
-      const metaFile = `${file}.json`;
-      if ((await readIfExists(metaFile)) === undefined) {
-        const stored: StoredAttachment = { ...view, created_at: new Date().toISOString() };
-        await writeFileAtomic(metaFile, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-      }
-      return view;
-    } finally {
-      if (!kept) {
-        await handle.close().catch(() => undefined);
-        await fs.rm(temp, { force: true });
-      }
-    }
+    return saveAttachment(this.dir(workspaceId, sessionId), name, body);
   }
 
   /** The metadata and the path of the bytes, or undefined when there is no such attachment. */
@@ -119,8 +78,12 @@ export class AttachmentStore {
    * Copies attachments into another session (fork: DESIGN 7). Each file is copied to a temporary
    * name and renamed, so the target never holds a partial file; ids stay the same (content-addressed).
    */
-  async copy(workspaceId: string, fromSession: string, toSession: string, ids: Iterable<string>): Promise<string[]> {
-    const target = this.dir(workspaceId, toSession);
+  copy(workspaceId: string, fromSession: string, toSession: string, ids: Iterable<string>): Promise<string[]> {
+    return this.copyInto(workspaceId, fromSession, this.dir(workspaceId, toSession), ids);
+  }
+
+  /** `copy` into any attachments folder (a session being staged by a fork). */
+  async copyInto(workspaceId: string, fromSession: string, target: string, ids: Iterable<string>): Promise<string[]> {
     await fs.mkdir(target, { recursive: true, mode: 0o700 });
     const copied: string[] = [];
     for (const id of new Set(ids)) {
@@ -147,6 +110,58 @@ export class AttachmentStore {
     const found = await this.get(workspaceId, sessionId, id);
     if (!found) throw new ApiError('not_found', `No attachment with id ${id.slice(0, 80)} in this session.`);
     return { meta: found.meta, bytes: await fs.readFile(found.file) };
+  }
+}
+
+/**
+ * Streams `body` into `dir` (a session's attachments folder, or one being staged) under its SHA-256:
+ * hashed on the way, fsynced, type-checked from the bytes, renamed, metadata beside it.
+ */
+export async function saveAttachment(
+  dir: string,
+  name: string,
+  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): Promise<AttachmentView> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await removeStaleUploads(dir);
+  const temp = path.join(dir, `${TEMP_PREFIX}upload-${randomBytes(8).toString('hex')}`);
+  const handle = await fs.open(temp, 'wx+', 0o600); // read back by the type check
+  let kept = false;
+  try {
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (size > ATTACHMENT_LIMITS.maxBytes) throw tooLarge();
+      hash.update(chunk);
+      await handle.write(chunk);
+    }
+    await handle.sync();
+    const detected = await detectAttachment(fileSource(handle, size));
+    if (!detected.ok) throw new ApiError(detected.code, detected.message);
+    await handle.close();
+    const sha256 = hash.digest('hex');
+    const view: AttachmentView = { id: sha256, name, mime: detected.mime, size, sha256, kind: detected.kind };
+    for (const key of ['width', 'height', 'pages'] as const) if (detected[key] !== undefined) view[key] = detected[key];
+    const file = path.join(dir, sha256);
+    // Content-addressed: the same bytes uploaded again are already there.
+    if (await exists(file)) await fs.rm(temp, { force: true });
+    else {
+      await fs.rename(temp, file);
+      await syncDirectory(dir);
+    }
+    kept = true;
+    const metaFile = `${file}.json`;
+    if ((await readIfExists(metaFile)) === undefined) {
+      const stored: StoredAttachment = { ...view, created_at: new Date().toISOString() };
+      await writeFileAtomic(metaFile, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    }
+    return view;
+  } finally {
+    if (!kept) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(temp, { force: true });
+    }
   }
 }
 

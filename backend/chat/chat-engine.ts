@@ -4,14 +4,15 @@ import type { DataPaths } from '../data/data-dir.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import { ApprovalBox, type ApprovalAnswer } from './approvals.js';
-import { newId, type AttachmentBlock, type StoredBlock, type StoredMessage } from './chat-types.js';
+import { newId, type AttachmentBlock, type SessionMeta, type StoredBlock, type StoredMessage } from './chat-types.js';
 import { resolveModel, type ModelStores, type ResolvedModel } from './model-resolver.js';
 import { LogAppender } from './session-log.js';
 import { SessionSearch } from './session-search.js';
-import { DEFAULT_TITLE, SessionStore } from './session-store.js';
+import { DEFAULT_TITLE, SessionStore, summary } from './session-store.js';
 import { noTools, type ToolSource } from '../tools/tool-source.js';
 import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
 import { runTurn } from './turn-runner.js';
+import { IndexTree } from './index-tree.js';
 
 interface ActiveTurn {
   turnId: string;
@@ -53,6 +54,11 @@ export class ChatEngine {
     this.registry.attach(deps.ws);
   }
 
+  /** Files of the sessions (export and fork carry them). */
+  get attachments(): AttachmentStore {
+    return this.deps.attachments;
+  }
+
   private key(workspaceId: string, sessionId: string): string {
     return `${workspaceId}/${sessionId}`;
   }
@@ -80,6 +86,26 @@ export class ChatEngine {
     return { ...page, active_turn: activeTurn };
   }
 
+  /** The session object of `GET …/sessions/:sid`: the shown branch's newest page (or the one before `before`). */
+  async sessionView(workspaceId: string, sessionId: string, before: string | undefined, limit = 50) {
+    const meta = await this.sessions.require(workspaceId, sessionId);
+    const page = await this.page(workspaceId, sessionId, before, limit);
+    const count = page.message_count;
+    // Records the search index has not seen (written while stopped, or by another program).
+    if (page.log_grew && !page.active_turn) void this.search.indexed(workspaceId, sessionId);
+    // A crash mid-turn leaves session.json behind events.jsonl: the log is the truth, and repairs it.
+    if (count !== meta.message_count && !page.active_turn) {
+      await this.sessions.update(workspaceId, sessionId, (m) => {
+        m.message_count = count;
+      });
+    }
+    return { ...summary(meta), message_count: count, messages: page.messages, has_more: page.has_more, active_turn: page.active_turn };
+  }
+
+  /**
+   * Stores the user message under `parentId` (default: the leaf of the shown branch; an earlier
+   * message starts a new branch there) and starts the turn; it runs whether or not anyone watches.
+   */
   /**
    * The attachment blocks of a new message (DESIGN 8): every id uploaded to this session, and images
    * or PDFs only for a model with vision, refused before any turn starts.
@@ -132,13 +158,72 @@ export class ChatEngine {
     workspaceId: string,
     sessionId: string,
     content: string,
+    parentId?: string | null,
     attachmentIds: string[] = [],
     /** The attachments the message's tool-server resources were stored as (DESIGN 9). */
     resourceIds: string[] = [],
   ): Promise<{ turn_id: string; message_id: string }> {
+    return this.launch(workspaceId, sessionId, undefined, async (meta, tree, turnId, model) => {
+      const files = [
+        ...(await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model)),
+        ...(await this.attachmentBlocks(workspaceId, sessionId, resourceIds, model, 'resources')),
+      ];
+      let parent: string | null;
+      if (parentId === undefined) {
+        const leaf = await tree.leaf(meta.active_leaf);
+        parent = leaf < 0 ? null : await tree.id(leaf);
+      } else if (parentId === null || (await tree.message(parentId)) >= 0) parent = parentId;
+      else
+        throw new ApiError('validation_failed', `parent_id must be the id of a message in this session (no ${parentId.slice(0, 80)}).`, {
+          field: 'parent_id',
+        });
+      const message: StoredMessage = {
+        id: newId('m'),
+        role: 'user',
+        created_at: new Date().toISOString(),
+        parent_id: parent,
+        // Files before the question: models read them first (and Anthropic advises this order).
+        blocks: [...files, ...(content.trim() ? [{ type: 'text' as const, text: content }] : [])] satisfies StoredBlock[],
+        turn_id: turnId,
+      };
+      return { message, title: content.trim() || files[0]?.name || '' };
+    });
+  }
+
+  /**
+   * A new reply to the user message that `messageId` answers, beside the replies it already has
+   * (DESIGN 7): nothing is stored twice, the older replies stay as siblings.
+   */
+  async regenerate(
+    workspaceId: string,
+    sessionId: string,
+    messageId: string,
+    modelRef?: string,
+  ): Promise<{ turn_id: string; message_id: string }> {
+    return this.launch(workspaceId, sessionId, modelRef, async (_meta, tree) => {
+      const at = await tree.message(messageId);
+      if (at < 0) throw new ApiError('not_found', `No message ${messageId.slice(0, 80)} in this session.`);
+      const user = await tree.userOf(at);
+      if (user < 0) throw new ApiError('validation_failed', `The message ${messageId} answers no user message.`, { field: 'message_id' });
+      const parent = await tree.parent(user);
+      return { existing: { id: await tree.id(user), parent_id: parent < 0 ? null : await tree.id(parent) } };
+    });
+  }
+
+  private async launch(
+    workspaceId: string,
+    sessionId: string,
+    modelRef: string | undefined,
+    prepare: (
+      meta: SessionMeta,
+      tree: IndexTree,
+      turnId: string,
+      model: ResolvedModel,
+    ) => Promise<{ message: StoredMessage; title: string } | { existing: { id: string; parent_id: string | null } }>,
+  ): Promise<{ turn_id: string; message_id: string }> {
     if (this.closing) throw new ApiError('shutting_down', 'The backend is shutting down; send the message again once it runs.');
     if (this.deleting.has(workspaceId)) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
-    await this.sessions.require(workspaceId, sessionId);
+    const meta = await this.sessions.require(workspaceId, sessionId);
     const key = this.key(workspaceId, sessionId);
     if (this.active.has(key))
       throw new ApiError('turn_in_progress', 'A turn is already running in this session; wait for it or cancel it.');
@@ -154,33 +239,32 @@ export class ChatEngine {
     this.active.set(key, turn);
     let appender: LogAppender | undefined;
     try {
-      const model = await resolveModel(this.deps.stores, workspaceId);
-      const files = [
-        ...(await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model)),
-        ...(await this.attachmentBlocks(workspaceId, sessionId, resourceIds, model, 'resources')),
-      ];
+      const model = await resolveModel(this.deps.stores, workspaceId, {
+        model: modelRef ?? meta.model_override ?? undefined,
+        thinking: meta.thinking_override ?? undefined,
+        field: modelRef ? 'model' : undefined,
+      });
+      const tree = new IndexTree(await this.sessions.index(workspaceId, sessionId));
+      const prepared = await prepare(meta, tree, turn.turnId, model);
       appender = await LogAppender.open(this.sessions.logFile(workspaceId, sessionId));
       // A write that fails mid-turn (disk full) ends the turn at once: what is stored stays as it was.
       appender.onFailure = () => turn.controller.abort('storage');
-      // Files before the question: models read them first (and Anthropic advises this order).
-      const blocks: StoredBlock[] = [...files, ...(content.trim() ? [{ type: 'text' as const, text: content }] : [])];
-      const message: StoredMessage = {
-        id: newId('m'),
-        role: 'user',
-        created_at: new Date().toISOString(),
-        blocks,
-        turn_id: turn.turnId,
-      };
-      appender.append({ t: 'message', m: message });
-      await appender.sync();
-      void this.search.indexed(workspaceId, sessionId);
-      await this.sessions.update(workspaceId, sessionId, (meta) => {
-        meta.updated_at = message.created_at;
-        meta.message_count += 1;
-        if (meta.auto_title !== false && (meta.title === DEFAULT_TITLE || !meta.title)) {
-          const line = content.trim().split('\n')[0] || files[0]?.name || '';
-          meta.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
-          meta.auto_title = false;
+      const user = 'existing' in prepared ? prepared.existing : prepared.message;
+      if ('message' in prepared) {
+        appender.append({ t: 'message', m: prepared.message });
+        await appender.sync();
+        void this.search.indexed(workspaceId, sessionId);
+      }
+      await this.sessions.update(workspaceId, sessionId, (m) => {
+        m.updated_at = new Date().toISOString();
+        // The turn's replies grow from here: the shown branch follows them.
+        m.active_leaf = user.id;
+        if (!('message' in prepared)) return;
+        m.message_count += 1;
+        if (m.auto_title !== false && (m.title === DEFAULT_TITLE || !m.title)) {
+          const line = prepared.title.trim().split('\n')[0] ?? '';
+          m.title = line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || DEFAULT_TITLE;
+          m.auto_title = false;
         }
       });
       const channel = new TurnChannel({ workspace_id: workspaceId, session_id: sessionId, turn_id: turn.turnId }, this.deps.ws);
@@ -194,6 +278,7 @@ export class ChatEngine {
         workspaceId,
         sessionId,
         turnId: turn.turnId,
+        userMessage: { id: user.id, parent_id: user.parent_id ?? null },
         model,
         channel,
         appender: opened,
@@ -212,7 +297,7 @@ export class ChatEngine {
           this.registry.finished(channel);
           if (this.active.get(key) === turn) this.active.delete(key);
         });
-      return { turn_id: turn.turnId, message_id: message.id };
+      return { turn_id: turn.turnId, message_id: user.id };
     } catch (err) {
       this.active.delete(key);
       await appender?.close();

@@ -21,6 +21,8 @@ export interface StoredMessage {
   id: string;
   role: 'user' | 'assistant' | 'tool';
   created_at: string;
+  /** The message it follows (`null`: the first); absent in logs written before branches (DESIGN 7). */
+  parent_id?: string | null;
   blocks: StoredBlock[];
   usage?: Usage;
   model?: string;
@@ -45,7 +47,7 @@ export interface CompactionRecord {
 /** One line of events.jsonl. */
 export type LogRecord =
   | { t: 'message'; m: StoredMessage }
-  | { t: 'delta'; id: string; turn_id: string; kind: 'text' | 'thinking'; text: string }
+  | { t: 'delta'; id: string; turn_id: string; kind: 'text' | 'thinking'; text: string; parent_id?: string | null }
   | { t: 'compaction'; c: CompactionRecord }
   | {
       t: 'turn_end';
@@ -73,9 +75,22 @@ export interface SessionMeta {
   last_compaction_at?: string | null;
   /** True until the user names it: the first message becomes the title. */
   auto_title?: boolean;
+  /** The message whose branch is shown (continued to its newest leaf); absent: the newest message's. */
+  active_leaf?: string | null;
+  /** Per-session overrides of the profile (DESIGN 7); absent or null: the profile decides. */
+  model_override?: string | null;
+  thinking_override?: ThinkingOverride | null;
 }
 
-export type SessionSummary = Pick<SessionMeta, 'id' | 'title' | 'created_at' | 'updated_at' | 'model' | 'message_count' | 'usage'>;
+export interface ThinkingOverride {
+  enabled: boolean;
+  budget?: number;
+}
+
+export type SessionSummary = Pick<SessionMeta, 'id' | 'title' | 'created_at' | 'updated_at' | 'model' | 'message_count' | 'usage'> & {
+  model_override: string | null;
+  thinking_override: ThinkingOverride | null;
+};
 
 /** Message object of the HTTP API (DESIGN 6). */
 export type PublicBlock =
@@ -86,11 +101,12 @@ export type PublicBlock =
   | AttachmentBlock;
 
 export type MessageView =
-  (Omit<StoredMessage, 'blocks'> & { blocks: PublicBlock[] }) | Omit<CompactionRecord, 'tokens_before' | 'tokens_after'>;
+  | (Omit<StoredMessage, 'blocks'> & { blocks: PublicBlock[]; siblings?: { index: number; count: number } })
+  | Omit<CompactionRecord, 'tokens_before' | 'tokens_after'>;
 
 /** WebSocket frames of a turn (DESIGN 6): every one carries workspace, session, turn and seq. */
 export type TurnFrameBody =
-  | { type: 'turn.started'; model: string }
+  | { type: 'turn.started'; model: string; user_message_id: string; parent_id: string | null }
   | { type: 'turn.delta'; kind: 'text' | 'thinking'; text: string }
   | { type: 'turn.tool_call'; call_id: string; server: string; tool: string; arguments: Record<string, unknown>; needs_approval: boolean }
   | { type: 'turn.tool_result'; call_id: string; ok: boolean; content: string; attachments?: AttachmentBlock[] }

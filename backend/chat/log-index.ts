@@ -1,94 +1,23 @@
 import { promises as fs } from 'node:fs';
 import { SerialQueue } from '../data/serial-queue.js';
-import { forEachLine, readRange, type LogLine } from './log-lines.js';
+import { forEachLine, readRange } from './log-lines.js';
+import { classify, decode, encode, ENTRY, findIn, Indexer, PARENT_NEEDLE, type Header, type IndexEntry } from './log-index-entries.js';
+
+export { decodeId, decodeLink, ENTRY, ROLES, type IndexEntry, type Link, type Role } from './log-index-entries.js';
 
 /**
  * `events.idx`, the sidecar offset index of `events.jsonl`: one fixed-size entry per message or
- * compaction record, in log order, holding the byte offset of the item's first record, its role and
- * its id. Pages, paging back and a turn's history read only the entries and log bytes they return.
+ * compaction record, in log order, holding the byte offset of the item's first record, its role, its
+ * id and its link: a message's parent (DESIGN 7) or a compaction's through message, as a position.
+ * Pages, paging back and a turn's history read only the entries and log bytes they return; the
+ * branch tree is built from the entries alone. Version 01 files (no links) are rebuilt.
  * The log stays the only truth: the index is extended with what was appended since, and rebuilt
  * (streaming) when missing, damaged or not matching the log. Losing it loses nothing.
  */
-const MAGIC = 'SVCIDX01';
+const MAGIC = 'SVCIDX02';
 const HEADER = 32;
-export const ENTRY = 48;
-const ID_MAX = ENTRY - 10;
 /** Records of one item are written close together: a new record's id is looked up among the last entries only. */
 const LOOKBACK = 512;
-export const ROLES = ['user', 'assistant', 'tool', 'system'] as const;
-export type Role = (typeof ROLES)[number];
-
-export interface IndexEntry {
-  offset: number;
-  role: Role;
-  id: string;
-}
-
-interface Header {
-  /** Log bytes covered (complete lines only). */
-  logBytes: number;
-  items: number;
-  /** Items that are not compaction records (the session's message_count). */
-  messages: number;
-}
-
-const MESSAGE = /^\{"t":"message","m":\{"id":"([^"\\]{1,200})","role":"(user|assistant|tool)"/;
-const DELTA = /^\{"t":"delta","id":"([^"\\]{1,200})"/;
-const COMPACTION = /^\{"t":"compaction","c":\{"id":"([^"\\]{1,200})"/;
-const OTHER = /^\{"t":"turn_end"/;
-/** Lines longer than this are not parsed when their head does not tell what they are. */
-const MAX_PARSED_LINE = 64 * 1024 * 1024;
-
-type Classified = { id: string; role: Role } | null;
-
-/** What item a line starts or continues: read from its head; other key orders (hand edits) are parsed. */
-async function classify(file: string, line: LogLine): Promise<Classified> {
-  // `}` last: a torn line (crash mid-write, closed off later) is skipped as the fold skips it.
-  if (line.lastByte !== 0x7d) return null;
-  const head = line.head.toString('latin1');
-  let m = MESSAGE.exec(head);
-  if (m) return { id: m[1], role: m[2] as Role };
-  m = DELTA.exec(head);
-  if (m) return { id: m[1], role: 'assistant' };
-  m = COMPACTION.exec(head);
-  if (m) return { id: m[1], role: 'system' };
-  if (OTHER.test(head) || line.length > MAX_PARSED_LINE) return null;
-  try {
-    const r = JSON.parse((line.full ?? (await readRange(file, line.offset, line.offset + line.length))).toString('utf8'));
-    if (r?.t === 'message' && typeof r.m?.id === 'string' && ROLES.includes(r.m.role)) return { id: r.m.id, role: r.m.role };
-    if (r?.t === 'delta' && typeof r.id === 'string') return { id: r.id, role: 'assistant' };
-    if (r?.t === 'compaction' && typeof r.c?.id === 'string') return { id: r.c.id, role: 'system' };
-  } catch {
-    // not JSON: skipped, as the fold skips it
-  }
-  return null;
-}
-
-function encode(entries: IndexEntry[]): Buffer {
-  const out = Buffer.alloc(entries.length * ENTRY);
-  entries.forEach((e, i) => {
-    const at = i * ENTRY;
-    out.writeDoubleLE(e.offset, at);
-    out[at + 8] = ROLES.indexOf(e.role);
-    const id = Buffer.from(e.id, 'utf8');
-    out[at + 9] = id.length;
-    id.copy(out, at + 10);
-  });
-  return out;
-}
-
-function decode(buffer: Buffer, count: number): IndexEntry[] {
-  const out: IndexEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = i * ENTRY;
-    out.push({
-      offset: buffer.readDoubleLE(at),
-      role: ROLES[buffer[at + 8]] ?? 'assistant',
-      id: buffer.toString('utf8', at + 10, at + 10 + buffer[at + 9]),
-    });
-  }
-  return out;
-}
 
 function headerBytes(h: Header): Buffer {
   const out = Buffer.alloc(HEADER);
@@ -96,6 +25,7 @@ function headerBytes(h: Header): Buffer {
   out.writeDoubleLE(h.logBytes, 8);
   out.writeUInt32LE(h.items, 16);
   out.writeUInt32LE(h.messages, 20);
+  out.writeUInt32LE(h.irregular, 24);
   return out;
 }
 
@@ -140,23 +70,34 @@ export class LogIndex {
     });
   }
 
+  get irregular(): number {
+    return this.header.irregular;
+  }
+
   /** The whole index built in memory from the log, nothing written. */
   private static async inMemory(logFile: string, indexFile: string): Promise<LogIndex> {
     const entries: IndexEntry[] = [];
-    const seen = new Set<string>();
-    let messages = 0;
     const size = await fs.stat(logFile).then(
       (st) => st.size,
       () => 0,
     );
-    const end = await forEachLine(logFile, 0, size, async (line) => {
-      const item = await classify(logFile, line);
-      if (!item || seen.has(item.id)) return;
-      seen.add(item.id);
-      entries.push({ offset: line.offset, role: item.role, id: item.id });
-      if (item.role !== 'system') messages += 1;
+    const indexer = new Indexer({ logBytes: 0, items: 0, messages: 0, irregular: 0 }, -1, [], async (id) => {
+      const at = entries.findIndex((e) => e.id === id);
+      return at < 0 ? null : { at, message: entries[at].role !== 'system' };
     });
-    return new LogIndex(logFile, indexFile, { logBytes: end, items: entries.length, messages }, true, encode(entries));
+    const end = await forEachLine(
+      logFile,
+      0,
+      size,
+      async (line) => {
+        const item = await classify(logFile, line);
+        const entry = item && (await indexer.add(line, item));
+        if (entry) entries.push(entry);
+      },
+      0,
+      PARENT_NEEDLE,
+    );
+    return new LogIndex(logFile, indexFile, { ...indexer.state, logBytes: end }, true, encode(entries));
   }
 
   private static async sync(logFile: string, indexFile: string): Promise<LogIndex> {
@@ -169,7 +110,7 @@ export class LogIndex {
     );
     let header = await LogIndex.readHeader(logFile, indexFile, size);
     if (!header) {
-      header = { logBytes: 0, items: 0, messages: 0 };
+      header = { logBytes: 0, items: 0, messages: 0, irregular: 0 };
       await fs.writeFile(indexFile, headerBytes(header), { mode: 0o600 });
     }
     const grew = header.logBytes < size;
@@ -177,7 +118,7 @@ export class LogIndex {
     return new LogIndex(logFile, indexFile, header, grew);
   }
 
-  /** The header when the file is whole and matches the log, else null (rebuild). Reads 32 + 48 bytes. */
+  /** The header when the file is whole and matches the log, else null (rebuild). Reads 32 + 64 bytes. */
   private static async readHeader(logFile: string, indexFile: string, logSize: number): Promise<Header | null> {
     let handle: fs.FileHandle;
     try {
@@ -191,8 +132,14 @@ export class LogIndex {
       const { size } = await handle.stat();
       const head = Buffer.alloc(HEADER);
       await handle.read(head, 0, HEADER, 0);
+      // An older version (no links) or a foreign file: rebuilt.
       if (size < HEADER || head.toString('latin1', 0, 8) !== MAGIC) return null;
-      header = { logBytes: head.readDoubleLE(8), items: head.readUInt32LE(16), messages: head.readUInt32LE(20) };
+      header = {
+        logBytes: head.readDoubleLE(8),
+        items: head.readUInt32LE(16),
+        messages: head.readUInt32LE(20),
+        irregular: head.readUInt32LE(24),
+      };
       if (size !== HEADER + header.items * ENTRY || header.logBytes > logSize) return null;
       if (header.items === 0) return header.logBytes === 0 ? header : null;
       const entry = Buffer.alloc(ENTRY);
@@ -211,31 +158,41 @@ export class LogIndex {
   private static async extend(logFile: string, indexFile: string, header: Header, size: number): Promise<Header> {
     const handle = await fs.open(indexFile, 'r+');
     try {
+      const read = async (from: number, to: number) => {
+        const buffer = Buffer.alloc((to - from) * ENTRY);
+        await handle.read(buffer, 0, buffer.length, HEADER + from * ENTRY);
+        return buffer;
+      };
       const lookback = Math.min(header.items, LOOKBACK);
-      const tail = Buffer.alloc(lookback * ENTRY);
-      await handle.read(tail, 0, tail.length, HEADER + (header.items - lookback) * ENTRY);
-      const recent = new Set(decode(tail, lookback).map((e) => e.id));
+      const tail = decode(await read(header.items - lookback, header.items), lookback);
+      let lastMessage = -1;
+      for (let i = tail.length - 1; i >= 0 && lastMessage < 0; i--)
+        if (tail[i].role !== 'system') lastMessage = header.items - lookback + i;
       const added: IndexEntry[] = [];
-      let messages = header.messages;
       let written = header.items;
+      const indexer = new Indexer(header, lastMessage, tail, (id) => findIn(read, written, id));
       const flush = async () => {
         if (added.length === 0) return;
         await handle.write(encode(added), 0, added.length * ENTRY, HEADER + written * ENTRY);
         written += added.length;
         added.length = 0;
       };
-      const end = await forEachLine(logFile, header.logBytes, size, async (line) => {
-        const item = await classify(logFile, line);
-        if (!item || recent.has(item.id)) return;
-        if (Buffer.byteLength(item.id) > ID_MAX) throw new Error(`message id too long for the index: ${item.id.slice(0, 80)}`);
-        recent.add(item.id);
-        if (recent.size > LOOKBACK * 2) recent.delete(recent.values().next().value as string);
-        added.push({ offset: line.offset, role: item.role, id: item.id });
-        if (item.role !== 'system') messages += 1;
-        if (added.length >= 4096) await flush();
-      });
+      const end = await forEachLine(
+        logFile,
+        header.logBytes,
+        size,
+        async (line) => {
+          const item = await classify(logFile, line);
+          const entry = item && (await indexer.add(line, item));
+          if (!entry) return;
+          added.push(entry);
+          if (added.length >= 4096) await flush();
+        },
+        0,
+        PARENT_NEEDLE,
+      );
       await flush();
-      const next = { logBytes: end, items: written, messages };
+      const next = { ...indexer.state, logBytes: end };
       await handle.truncate(HEADER + written * ENTRY);
       await handle.write(headerBytes(next), 0, HEADER, 0);
       return next;
@@ -244,15 +201,22 @@ export class LogIndex {
     }
   }
 
+  /** The raw entries [from, to) (64 bytes each), for callers that read only some fields. */
+  async raw(from: number, to: number): Promise<Buffer> {
+    const start = Math.max(0, from);
+    const end = Math.min(this.header.items, to);
+    if (end <= start) return Buffer.alloc(0);
+    return this.memory
+      ? this.memory.subarray(start * ENTRY, end * ENTRY)
+      : readRange(this.file, HEADER + start * ENTRY, HEADER + end * ENTRY);
+  }
+
   /** Entries [from, to). */
   async entries(from: number, to: number): Promise<IndexEntry[]> {
     const start = Math.max(0, from);
     const end = Math.min(this.header.items, to);
     if (end <= start) return [];
-    const buffer = this.memory
-      ? this.memory.subarray(start * ENTRY, end * ENTRY)
-      : await readRange(this.file, HEADER + start * ENTRY, HEADER + end * ENTRY);
-    return decode(buffer, end - start);
+    return decode(await this.raw(start, end), end - start);
   }
 
   /** Position of the item with this id, searched from the newest back (paging back stays near the end). */

@@ -15,6 +15,8 @@ export interface LogLine {
   lastByte: number;
   /** The whole line when it is at most `fullUpTo` bytes, else null. */
   full: Buffer | null;
+  /** Whether the line holds the `needle` bytes anywhere (false when none was given). */
+  found: boolean;
 }
 
 /**
@@ -28,6 +30,8 @@ export async function forEachLine(
   to: number,
   onLine: (line: LogLine) => void | Promise<void>,
   fullUpTo = 0,
+  /** Bytes to look for in every line without keeping it (the index asks for `"parent_id"`). */
+  needle?: Buffer,
 ): Promise<number> {
   const handle = await fs.open(file, 'r');
   try {
@@ -39,6 +43,9 @@ export async function forEachLine(
     let lineBytes = 0;
     let lastByte = -1;
     let lastButOne = -1;
+    let found = false;
+    /** The end of the line's previous piece, for a needle split across two chunks. */
+    let carry: Buffer | null = null;
     let pos = from;
     while (pos < to) {
       const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - pos), pos);
@@ -56,11 +63,21 @@ export async function forEachLine(
           }
           if (parts && lineBytes + piece.length <= fullUpTo) parts.push(Buffer.from(piece));
           else parts = null;
+          if (needle && !found) {
+            found =
+              piece.indexOf(needle) >= 0 ||
+              (carry !== null && Buffer.concat([carry, piece.subarray(0, needle.length - 1)]).indexOf(needle) >= 0);
+            carry = null;
+          }
           lineBytes += piece.length;
           lastButOne = piece.length > 1 ? piece[piece.length - 2] : lastByte;
           lastByte = piece[piece.length - 1];
         }
-        if (end === bytesRead) break;
+        if (end === bytesRead) {
+          // The line goes on in the next chunk.
+          if (needle && !found) carry = Buffer.from(piece.subarray(Math.max(0, piece.length - needle.length + 1)));
+          break;
+        }
         // A complete line.
         const last = lastByte === 0x0d ? lastButOne : lastByte;
         await onLine({
@@ -69,6 +86,7 @@ export async function forEachLine(
           head: Buffer.concat(head, headBytes),
           lastByte: last,
           full: parts ? Buffer.concat(parts, lineBytes) : null,
+          found,
         });
         lineStart = pos + end + 1;
         head = [];
@@ -77,6 +95,8 @@ export async function forEachLine(
         lineBytes = 0;
         lastByte = -1;
         lastButOne = -1;
+        found = false;
+        carry = null;
         at = end + 1;
       }
       pos += bytesRead;

@@ -5,6 +5,7 @@ import type { Endpoint, Protocol } from '../llm/llm-types.js';
 import { ProfileSchema, type Profile } from '../profiles/profile-api.js';
 import type { ProfileStore } from '../profiles/profile-store.js';
 import type { WorkspaceStore } from '../workspaces/workspace-store.js';
+import type { ThinkingOverride } from './chat-types.js';
 
 /** Context window assumed for a model entry without one. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -29,14 +30,28 @@ export interface ResolvedModel {
   thinkingBudget?: number;
   offerTools: boolean;
   profile: Profile;
+  /** The workspace's `instructions` (DESIGN 7), appended to the system prompt. */
+  instructions: string;
 }
 
-function noModel(message: string, field?: string): ApiError {
-  return new ApiError('no_model', message, field ? { field } : {});
+export interface ModelOverrides {
+  /** `<providerId>:<modelId>`: the session's choice (or a regenerate's), ahead of the profile's. */
+  model?: string;
+  thinking?: ThinkingOverride;
+  /** The request field that named `model`: a bad one is then 400 validation_failed on it. */
+  field?: string;
 }
 
-/** The workspace's profile decides the model and how a turn runs (DESIGN 6, "How a profile runs a turn"). */
-export async function resolveModel(stores: ModelStores, workspaceId: string): Promise<ResolvedModel> {
+/**
+ * The workspace's profile decides the model and how a turn runs (DESIGN 6, "How a profile runs a
+ * turn"); a session override comes first (DESIGN 7).
+ */
+export async function resolveModel(stores: ModelStores, workspaceId: string, overrides: ModelOverrides = {}): Promise<ResolvedModel> {
+  // A model the user picked that no longer resolves is their request's fault, not the profile's.
+  const noModel = (message: string, field?: string) =>
+    overrides.model && field === 'model'
+      ? new ApiError('validation_failed', message, { field: overrides.field ?? 'model' })
+      : new ApiError('no_model', message, field ? { field } : {});
   const workspace = await stores.workspaces.get(workspaceId);
   if (!workspace) throw new ApiError('not_found', `No workspace with id ${workspaceId}.`);
   const { config } = stores;
@@ -47,7 +62,10 @@ export async function resolveModel(stores: ModelStores, workspaceId: string): Pr
     if (!view) throw noModel(`The workspace's profile ${workspace.profile_id} does not exist.`, 'profile_id');
     profile = ProfileSchema.parse({ ...view, model: view.model_is_default ? undefined : (view.model ?? undefined) });
   }
-  const ref = profile.model ?? config.effectiveDefault();
+  if (overrides.thinking) {
+    profile = { ...profile, thinking: { ...profile.thinking, ...overrides.thinking } };
+  }
+  const ref = overrides.model ?? profile.model ?? config.effectiveDefault();
   if (!ref) {
     throw noModel(
       'No model: the profile names none and no default is set (config.yaml defaults.provider/defaults.model or the -model flag).',
@@ -64,6 +82,7 @@ export async function resolveModel(stores: ModelStores, workspaceId: string): Pr
   const resolved = config.resolved(provider);
   if (!resolved.base_url) throw noModel(`The provider ${providerId} has no base_url (set it or ${'<PROVIDER>'}_BASE_URL).`, 'base_url');
   const entry = provider.models.find((m) => m.id === modelId);
+  if (!entry && overrides.model) throw noModel(`The provider ${providerId} lists no model ${modelId}.`, 'model');
   const contextWindow = entry?.context_window ?? DEFAULT_CONTEXT_WINDOW;
   let maxTokens = entry?.max_output_tokens ?? DEFAULT_MAX_TOKENS;
   let thinkingBudget: number | undefined;
@@ -84,6 +103,7 @@ export async function resolveModel(stores: ModelStores, workspaceId: string): Pr
     thinkingBudget,
     offerTools: entry ? entry.supports_tools : true,
     profile,
+    instructions: typeof workspace.instructions === 'string' ? workspace.instructions : '',
   };
 }
 

@@ -28,6 +28,7 @@ function applyDelta(log: SessionLog, index: Map<string, number>, r: Extract<LogR
       blocks: [],
       turn_id: r.turn_id,
       interrupted: true,
+      ...(r.parent_id !== undefined ? { parent_id: r.parent_id } : {}),
     });
   }
   const message = log.items[at] as StoredMessage;
@@ -145,6 +146,22 @@ export async function readLog(file: string, maxBytes?: number): Promise<SessionL
   return foldLog(text);
 }
 
+/**
+ * One line of events.jsonl. `parent_id` goes right after the id (and role), where the offset index
+ * reads it from the line's head without parsing the rest.
+ */
+export function recordLine(r: LogRecord): string {
+  if (r.t === 'message' && r.m.parent_id !== undefined) {
+    const { id, role, parent_id, ...rest } = r.m;
+    return `${JSON.stringify({ t: r.t, m: { id, role, parent_id, ...rest } })}\n`;
+  }
+  if (r.t === 'delta' && r.parent_id !== undefined) {
+    const { t, id, parent_id, ...rest } = r;
+    return `${JSON.stringify({ t, id, parent_id, ...rest })}\n`;
+  }
+  return `${JSON.stringify(r)}\n`;
+}
+
 /** Append-only writer of events.jsonl: records of one tick go out in one write, fsync on demand. */
 export class LogAppender {
   private pending: LogRecord[] = [];
@@ -201,7 +218,7 @@ export class LogAppender {
    */
   checkpoint(): Promise<number> {
     this.scheduled = false;
-    const data = this.pending.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const data = this.pending.map(recordLine).join('');
     this.pending = [];
     const done = this.chain.then(async () => {
       if (data && !this.failed) {

@@ -6,10 +6,11 @@ import { SerialQueue } from '../data/serial-queue.js';
 import { ApiError } from '../http/errors.js';
 import { zeroUsage } from '../llm/llm-types.js';
 import { moveToTrash } from '../data/trash.js';
-import { newId, publicMessage, type MessageView, type SessionMeta, type SessionSummary } from './chat-types.js';
+import { newId, type SessionMeta, type SessionSummary } from './chat-types.js';
+import { branchHistory, branchPage, type MessagePage } from './branch-page.js';
 import { LogIndex } from './log-index.js';
 import { SessionListCache } from './session-list.js';
-import { foldRange, readLog, type SessionLog } from './session-log.js';
+import { readLog, type SessionLog } from './session-log.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_TITLE = 'New chat';
@@ -21,13 +22,20 @@ export function checkSessionId(id: string): string {
 
 export function summary(meta: SessionMeta): SessionSummary {
   const { id, title, created_at, updated_at, model, message_count, usage } = meta;
-  return { id, title, created_at, updated_at, model, message_count, usage };
+  return {
+    id,
+    title,
+    created_at,
+    updated_at,
+    model,
+    message_count,
+    usage,
+    model_override: meta.model_override ?? null,
+    thinking_override: meta.thinking_override ?? null,
+  };
 }
 
-export interface MessagePage {
-  messages: MessageView[];
-  has_more: boolean;
-}
+export type { MessagePage };
 
 /** workspaces/<id>/sessions/<sid>/: session.json (atomic) and events.jsonl (append-only). */
 export class SessionStore {
@@ -126,6 +134,12 @@ export class SessionStore {
     });
   }
 
+  /** Sessions moved into place whole (fork, import): listed, and searched once indexed. */
+  async added(workspaceId: string, metas: SessionMeta[]): Promise<void> {
+    for (const meta of metas) await this.listing.changed(workspaceId, meta);
+    if (metas.length > 0) this.onFolderRead(workspaceId);
+  }
+
   async delete(workspaceId: string, sessionId: string): Promise<string | null> {
     await this.require(workspaceId, sessionId);
     const trashed = await moveToTrash(this.paths, this.dir(workspaceId, sessionId), `session-${workspaceId}-${sessionId}`);
@@ -143,9 +157,9 @@ export class SessionStore {
   }
 
   /**
-   * The newest `limit` messages before `before` (a message id), oldest first within the page. Reads
-   * only the index entries and the log bytes of the page; `maxBytes` is a snapshot of the log taken
-   * at a checkpoint of a running turn.
+   * The newest `limit` messages of the branch shown before `before` (a message id), oldest first
+   * within the page. Reads only the index and the log bytes of the page; `maxBytes` is a snapshot of
+   * the log taken at a checkpoint of a running turn.
    */
   async page(
     workspaceId: string,
@@ -154,53 +168,16 @@ export class SessionStore {
     limit: number,
     maxBytes?: number,
   ): Promise<MessagePage & { message_count: number; log_grew: boolean }> {
-    const index = await this.index(workspaceId, sessionId);
-    const count = maxBytes === undefined ? index.count : await index.countBefore(maxBytes);
-    let end = count;
-    if (before !== undefined) {
-      end = await index.find(before, count);
-      if (end < 0)
-        throw new ApiError('validation_failed', `before must be the id of a message in this session (no ${before.slice(0, 80)}).`, {
-          field: 'before',
-        });
-    }
-    const start = Math.max(0, end - limit);
-    const items = await this.readItems(index, start, end, maxBytes);
-    const systems = maxBytes === undefined ? 0 : (await index.entries(count, index.count)).filter((e) => e.role !== 'system').length;
-    return {
-      messages: items.map(publicMessage),
-      has_more: start > 0,
-      message_count: index.messageCount - systems,
-      log_grew: index.grew,
-    };
+    const meta = await this.require(workspaceId, sessionId);
+    return branchPage(await this.index(workspaceId, sessionId), meta.active_leaf, before, limit, maxBytes);
   }
 
   /**
-   * The newest items of the session that fit in `budgetBytes` of log, starting at a user message (a
-   * tool result never loses its call): what a turn may send to the model. `base` is the position of
-   * the first one in the whole session.
+   * The newest items of the branch that ends at the user message `userId` that fit in `budgetBytes`
+   * of log, starting at a user message: what a turn may send to the model. `base` is the position of
+   * the first one on that branch.
    */
-  async history(workspaceId: string, sessionId: string, budgetBytes: number) {
-    const index = await this.index(workspaceId, sessionId);
-    let start = await index.countBefore(Math.max(0, index.logBytes - budgetBytes));
-    if (start > 0) {
-      const after = await index.entries(start, index.count);
-      const user = after.findIndex((e) => e.role === 'user');
-      if (user >= 0) start += user;
-      else {
-        // One turn longer than the budget: from its user message.
-        while (start > 0 && (await index.entries(start, start + 1))[0]?.role !== 'user') start -= 1;
-      }
-    }
-    return { items: await this.readItems(index, start, index.count), base: start, messageCount: index.messageCount };
-  }
-
-  /** Items [start, end) of the index, folded from their log bytes only. */
-  async readItems(index: LogIndex, start: number, end: number, maxBytes?: number): Promise<SessionLog['items']> {
-    if (end <= start) return [];
-    const from = await index.offsetOf(start);
-    let to = await index.offsetOf(end);
-    if (maxBytes !== undefined) to = Math.min(to, maxBytes);
-    return (await foldRange(index.logFile, from, to)).items;
+  async history(workspaceId: string, sessionId: string, userId: string, budgetBytes: number) {
+    return branchHistory(await this.index(workspaceId, sessionId), userId, budgetBytes);
   }
 }

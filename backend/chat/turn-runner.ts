@@ -14,7 +14,7 @@ import { callProvider, scrub } from '../llm/provider-call.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { ApprovalBox } from './approvals.js';
 import { AttachmentResolver } from './attachment-resolver.js';
-import { newId, storable, type StoredBlock, type StoredMessage } from './chat-types.js';
+import { newId, storable, type CompactionRecord, type StoredBlock, type StoredMessage } from './chat-types.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
@@ -31,6 +31,8 @@ export interface TurnContext {
   workspaceId: string;
   sessionId: string;
   turnId: string;
+  /** The user message the turn answers (stored before the turn starts). */
+  userMessage: { id: string; parent_id: string | null };
   model: ResolvedModel;
   channel: TurnChannel;
   appender: LogAppender;
@@ -41,6 +43,12 @@ export interface TurnContext {
   logger: Logger;
   signal: AbortSignal;
   deadline: number;
+}
+
+/** DESIGN 7: the profile's system_prompt (else the base prompt), the workspace's instructions, the language line, the skill catalog. */
+export function systemPrompt(model: ResolvedModel, catalog: string): string {
+  const base = model.profile.system_prompt.trim() ? model.profile.system_prompt : BASE_SYSTEM_PROMPT;
+  return [base, model.instructions.trim(), languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
 }
 
 type StopKind = 'end_turn' | 'max_tokens' | 'max_steps';
@@ -78,15 +86,26 @@ function failureOf(err: unknown, signal: AbortSignal, apiKey: string, appender: 
 export async function runTurn(ctx: TurnContext): Promise<void> {
   const { channel, appender, model } = ctx;
   let usage: Usage = zeroUsage();
-  let lastMessageId = '';
   let lastInput: number | undefined;
   let itemCount = 0;
+  /** What the next stored message follows: the branch grows from the user message. */
+  let parentId = ctx.userMessage.id;
+  let storedReply = false;
   let end: { stop: StopKind } | { error: { code: FailureCode; message: string } };
-  channel.emit({ type: 'turn.started', model: model.ref });
+  channel.emit({ type: 'turn.started', model: model.ref, user_message_id: ctx.userMessage.id, parent_id: ctx.userMessage.parent_id });
+  const store = (message: StoredMessage, items: (StoredMessage | CompactionRecord)[]) => {
+    message.parent_id = parentId;
+    parentId = message.id;
+    appender.append({ t: 'message', m: message });
+    items.push(message);
+    if (message.role === 'assistant') storedReply = true;
+  };
+  let turnItems: (StoredMessage | CompactionRecord)[] = [];
   try {
-    const history = await ctx.sessions.history(ctx.workspaceId, ctx.sessionId, historyBudget(model.contextWindow));
-    const turnItems = history.items;
-    /** Position of the first history item read in the whole session. */
+    // Only the branch that ends at the user message: other branches never reach the model.
+    const history = await ctx.sessions.history(ctx.workspaceId, ctx.sessionId, ctx.userMessage.id, historyBudget(model.contextWindow));
+    turnItems = history.items;
+    /** Position of the first history item read on the branch. */
     const base = history.base;
     const adapter = await loadAdapter(model.protocol);
     const compaction = await maybeCompact(ctx, adapter, turnItems, base);
@@ -98,7 +117,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       model.offerTools ? toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
     let specs = await listTools();
     const catalog = await toolStep(ctx.signal, 'reading the skill catalog', () => ctx.tools.systemPrompt(ctx.workspaceId));
-    const system = [BASE_SYSTEM_PROMPT, languageLine(model.profile.language), catalog].filter(Boolean).join('\n\n');
+    const system = systemPrompt(model, catalog);
     const userAt = turnItems.length - 1;
     const cache = model.profile.cache.enabled && completedRounds(turnItems.slice(0, userAt)) >= model.profile.cache.cache_threshold;
     const files = new AttachmentResolver(ctx.attachments, ctx.workspaceId, ctx.sessionId, model.protocol, !!model.entry?.supports_vision);
@@ -119,7 +138,6 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         cacheKey: ctx.sessionId,
       };
       const messageId = newId('m');
-      lastMessageId = messageId;
       const partial: StoredBlock[] = [];
       let result: LlmResult;
       try {
@@ -129,7 +147,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
           emit: (e) => {
             if (e.type !== 'text' && e.type !== 'thinking') return;
             channel.emit({ type: 'turn.delta', kind: e.type, text: e.text });
-            appender.append({ t: 'delta', id: messageId, turn_id: ctx.turnId, kind: e.type, text: e.text });
+            appender.append({ t: 'delta', id: messageId, turn_id: ctx.turnId, kind: e.type, text: e.text, parent_id: parentId });
             const last = partial[partial.length - 1];
             if (last && last.type === e.type) last.text += e.text;
             else partial.push({ type: e.type, text: e.text });
@@ -138,19 +156,17 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
             ctx.logger.info(`chat: turn ${ctx.turnId}: retry ${attempt} in ${wait}s (${scrub(reason, model.endpoint.apiKey)})`),
         });
       } catch (err) {
-        if (partial.length > 0) {
-          const message: StoredMessage = {
-            id: messageId,
-            role: 'assistant',
-            created_at: new Date().toISOString(),
-            blocks: partial,
-            model: model.ref,
-            turn_id: ctx.turnId,
-            interrupted: true,
-          };
-          appender.append({ t: 'message', m: message });
-          turnItems.push(message);
-        }
+        // Stored even when nothing streamed: a failed reply is one the user can regenerate (DESIGN 7).
+        const message: StoredMessage = {
+          id: messageId,
+          role: 'assistant',
+          created_at: new Date().toISOString(),
+          blocks: partial,
+          model: model.ref,
+          turn_id: ctx.turnId,
+          interrupted: true,
+        };
+        store(message, turnItems);
         throw err;
       }
       usage = addUsage(usage, result.usage);
@@ -166,8 +182,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         model: model.ref,
         turn_id: ctx.turnId,
       };
-      appender.append({ t: 'message', m: message });
-      turnItems.push(message);
+      store(message, turnItems);
       const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
       if (calls.length === 0 || result.stopReason !== 'tool_use') {
         end = { stop: result.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn' };
@@ -186,14 +201,25 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         blocks: results,
         turn_id: ctx.turnId,
       };
-      appender.append({ t: 'message', m: toolMessage });
-      turnItems.push(toolMessage);
+      store(toolMessage, turnItems);
     }
   } catch (err) {
     end = { error: failureOf(err, ctx.signal, model.endpoint.apiKey, appender) };
     ctx.logger.info(`chat: turn ${ctx.turnId} failed: ${end.error.code}: ${end.error.message}`);
+    if (!storedReply) {
+      // Failed before the model answered (tools, compaction): still a reply to regenerate.
+      const message: StoredMessage = {
+        id: newId('m'),
+        role: 'assistant',
+        created_at: new Date().toISOString(),
+        blocks: [],
+        model: model.ref,
+        turn_id: ctx.turnId,
+      };
+      store(message, turnItems);
+    }
   }
-  await finish(ctx, { usage, lastMessageId, lastInput, itemCount }, end);
+  await finish(ctx, { usage, lastMessageId: parentId, lastInput, itemCount }, end);
 }
 
 async function finish(
@@ -223,6 +249,8 @@ async function finish(
     const count = (await ctx.sessions.index(ctx.workspaceId, ctx.sessionId)).messageCount;
     await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (meta) => {
       meta.updated_at = new Date().toISOString();
+      // The turn's last message ends the shown branch, unless the user switched away meanwhile.
+      if (meta.active_leaf === ctx.userMessage.id && state.lastMessageId) meta.active_leaf = state.lastMessageId;
       meta.model = model.ref;
       meta.message_count = count;
       meta.usage = addUsage({ ...zeroUsage(), ...meta.usage }, state.usage);

@@ -21,6 +21,11 @@ export const ProfileSchema = z
         .string({ error: 'model must be a string <providerId>:<modelId>' })
         .regex(/^[^:\s]+:\S+$/, 'model must have the form <providerId>:<modelId>')
         .optional(),
+      // DESIGN 7: replaces the built-in base prompt when set.
+      system_prompt: z
+        .string({ error: 'system_prompt must be a string' })
+        .refine((v) => new TextEncoder().encode(v).length <= 32 * 1024, 'system_prompt must be at most 32 KiB (32768 bytes of UTF-8)')
+        .default(''),
       language: z.enum(LANGUAGES, { error: `language must be one of ${LANGUAGES.join(', ')}` }).default('system'),
       timeout_seconds: positiveInt('timeout_seconds')
         .max(MAX_TIMEOUT_SECONDS, `timeout_seconds must be between 1 and ${MAX_TIMEOUT_SECONDS}`)
@@ -94,6 +99,7 @@ export type Profile = z.infer<typeof ProfileSchema>;
 /** Keys the API manages; absent from a replacing body → removed. Unknown keys stay. */
 export const PROFILE_KEYS = new Set([
   'model',
+  'system_prompt',
   'language',
   'timeout_seconds',
   'thinking',

@@ -32,17 +32,31 @@ export const WorkspaceIndexSchema = z
   )
   .loose();
 
+/** DESIGN 7: appended to the system prompt of every turn in the workspace. */
+export const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
+const instructions = z
+  .string({ error: 'instructions must be a string' })
+  .refine(
+    (s) => new TextEncoder().encode(s).length <= MAX_INSTRUCTIONS_BYTES,
+    'instructions must be at most 32 KiB (32768 bytes of UTF-8)',
+  );
+
 export const WorkspaceCreateSchema = z.object({
   name,
   profile_id: profileId.optional(),
+  instructions: instructions.optional(),
 });
 
 export const WorkspaceUpdateSchema = z
   .object({
     name: name.optional(),
     profile_id: profileId.optional(),
+    instructions: instructions.optional(),
   })
-  .refine((v) => v.name !== undefined || v.profile_id !== undefined, { message: 'send name and/or profile_id', path: ['name'] });
+  .refine((v) => v.name !== undefined || v.profile_id !== undefined || v.instructions !== undefined, {
+    message: 'send name, profile_id and/or instructions',
+    path: ['name'],
+  });
 
 export type WorkspaceEntry = z.infer<typeof WorkspaceEntrySchema>;
 export type WorkspaceIndex = z.infer<typeof WorkspaceIndexSchema>;

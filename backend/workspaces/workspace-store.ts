@@ -67,11 +67,14 @@ export class WorkspaceStore {
     });
   }
 
-  private async writeMeta(entry: WorkspaceEntry): Promise<void> {
+  /** workspace.json: the index entry plus the fields only it holds (`instructions`); returns what it holds. */
+  private async writeMeta(entry: WorkspaceEntry, extra: Record<string, unknown> = {}): Promise<WorkspaceEntry & Record<string, unknown>> {
     const file = this.paths.workspaceMeta(entry.id);
     const meta = await readJsonFile(file);
     const old = meta.ok && typeof meta.value === 'object' && meta.value !== null ? meta.value : {};
-    await writeJsonFile(file, { ...old, ...entry, updated_at: new Date().toISOString() });
+    const next = { ...old, ...extra, ...entry, updated_at: new Date().toISOString() };
+    await writeJsonFile(file, next);
+    return next;
   }
 
   create(input: WorkspaceCreate): Promise<WorkspaceEntry> {
@@ -79,9 +82,9 @@ export class WorkspaceStore {
       const id = `ws-${randomBytes(6).toString('hex')}`;
       const entry: WorkspaceEntry = { id, name: input.name, profile_id: input.profile_id ?? null, created_at: new Date().toISOString() };
       await fs.mkdir(this.paths.workspaceSessions(id), { recursive: true, mode: 0o700 });
-      await this.writeMeta(entry);
+      const full = await this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {});
       index.workspaces.push(entry);
-      return entry;
+      return withInstructions(entry, full);
     });
   }
 
@@ -92,8 +95,10 @@ export class WorkspaceStore {
       if (input.name !== undefined) entry.name = input.name;
       if (input.profile_id !== undefined) entry.profile_id = input.profile_id;
       await fs.mkdir(this.paths.workspaceDir(id), { recursive: true, mode: 0o700 });
-      await this.writeMeta(entry);
-      return entry;
+      return withInstructions(
+        entry,
+        await this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {}),
+      );
     });
   }
 
@@ -106,4 +111,9 @@ export class WorkspaceStore {
       return moveToTrash(this.paths, this.paths.workspaceDir(id), `workspace-${id}`);
     });
   }
+}
+
+/** The index entry as the API answers it, with the workspace's instructions when it has any. */
+function withInstructions(entry: WorkspaceEntry, full: Record<string, unknown>): WorkspaceEntry & { instructions?: string } {
+  return typeof full.instructions === 'string' ? { ...entry, instructions: full.instructions } : { ...entry };
 }

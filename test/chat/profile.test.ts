@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Aimock } from '../helpers/aimock.js';
 import { RecordingRelay } from '../helpers/recording-relay.js';
 import { ChatRig, model } from './chat-harness.js';
+import { rows } from './request-rows.js';
 
 const ENTRY = fileURLToPath(new URL('./fixtures/tool-backend.js', import.meta.url));
 const posts = (relay: RecordingRelay) => relay.requests.filter((r) => r.method === 'POST');
@@ -85,33 +86,6 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       assert.match(JSON.stringify(body), /Always reply in English/);
     });
   });
-}
-
-/** A request's conversation as [role, text] rows, whatever the protocol's shape. */
-function rows(type: string, body: any): [string, string][] {
-  const out: [string, string][] = [];
-  const text = (v: any): string => (typeof v === 'string' ? v : JSON.stringify(v));
-  if (type === 'compat') {
-    for (const m of body.messages) {
-      if (m.role === 'system') continue;
-      if (m.tool_calls) out.push(['call', m.tool_calls.map((c: any) => c.function.name).join()]);
-      else out.push([m.role === 'tool' ? 'result' : m.role, text(m.content)]);
-    }
-  } else if (type === 'native') {
-    for (const m of body.messages)
-      for (const b of m.content) {
-        if (b.type === 'text') out.push([m.role, b.text]);
-        else if (b.type === 'tool_use') out.push(['call', b.name]);
-        else if (b.type === 'tool_result') out.push(['result', text(b.content)]);
-      }
-  } else {
-    for (const i of body.input) {
-      if (i.type === 'message') out.push([i.role, i.content.map((c: any) => c.text).join('')]);
-      else if (i.type === 'function_call') out.push(['call', i.name]);
-      else if (i.type === 'function_call_output') out.push(['result', text(i.output)]);
-    }
-  }
-  return out;
 }
 
 for (const type of ['compat', 'native', 'responsemode'] as const) {

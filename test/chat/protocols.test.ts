@@ -48,9 +48,12 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
         assert.equal(f.session_id, sid);
         assert.equal(f.turn_id, turnId);
       }
+      const session0 = await rig.session(sid);
       assert.deepEqual(frames[0], {
         type: 'turn.started',
         model: 'prov:m1',
+        user_message_id: session0.messages[0].id,
+        parent_id: null,
         workspace_id: rig.workspaceId,
         session_id: sid,
         turn_id: turnId,

@@ -33,7 +33,11 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     await reply.waitFor({ timeout: LONG });
     return reply;
   };
-  const idle = () => page.getByRole('button', { name: 'Send' }).waitFor({ timeout: LONG });
+  /** The turn has ended and its stored reply has replaced the live view (focus set before that swap would be lost). */
+  const idle = async () => {
+    await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: LONG });
+    await page.locator('.msg-live').waitFor({ state: 'detached', timeout: LONG });
+  };
 
   before(async () => {
     const uiDir = await buildRenderer();
@@ -202,6 +206,8 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
     await alert.getByRole('button', { name: 'Retry' }).click();
     await lastReply().getByText('Recovered after the retry.').waitFor({ timeout: LONG });
     await alert.waitFor({ state: 'detached' });
+    // The regenerated turn has ended (the next test types at once).
+    await idle();
   });
 
   it('shows raw HTML in a reply as text and runs none of it', async () => {

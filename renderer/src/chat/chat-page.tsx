@@ -8,11 +8,13 @@ import { asTurnFrame, chatPath, type SearchHit, type SessionSummary } from './ch
 import { ChatSearch } from './chat-search';
 import { NoModel, NoProvider, NoWorkspace } from './chat-setup';
 import { ConversationView } from './conversation-view';
+import { ImportDialog } from './import-dialog';
 import { useModelInfo } from './model-info';
 import { preloadMarkdown } from './reply-view';
 import { SessionList, sessionTitle } from './session-list';
 import { useSessions } from './use-sessions';
 import './chat.css';
+import './branch.css';
 
 export const WS_KEY = 'service.chat.workspace';
 export const sessionKey = (ws: string) => `service.chat.session.${ws}`;
@@ -46,6 +48,7 @@ export function ChatPage() {
   const setChosenSession = (id: string | null, ws = wsId) => ws && setChosen({ ws, id });
   const [jump, setJump] = useState<{ messageId: string; nonce: number } | null>(null);
   const [createError, setCreateError] = useState<unknown>();
+  const [importing, setImporting] = useState(false);
   /** Phone width: the session list and the conversation are separate views (CSS shows one). */
   const [phoneView, setPhoneView] = useState<'list' | 'chat' | null>(null);
   const phone = usePhoneWidth();
@@ -144,6 +147,9 @@ export function ChatPage() {
         info={info}
         jump={selected.id === chosenSession ? jump : null}
         onTurnEnded={() => void reload()}
+        onForked={(sid) => {
+          void reload().then(() => selectSession(sid));
+        }}
       />
     );
   else if (sessions && sessions.length === 0 && ready)
@@ -175,9 +181,22 @@ export function ChatPage() {
             </select>
           </div>
         )}
-        <button type="button" className="btn btn-primary btn-block" disabled={!wsId} onClick={() => void newChat()}>
-          {t('chat.newChat')}
-        </button>
+        <div className="chat-side-actions">
+          <button type="button" className="btn btn-primary" disabled={!wsId} onClick={() => void newChat()}>
+            {t('chat.newChat')}
+          </button>
+          <button type="button" className="btn" disabled={!wsId} onClick={() => setImporting(true)}>
+            {t('chat.import')}
+          </button>
+        </div>
+        {wsId && (
+          <ImportDialog
+            workspaceId={wsId}
+            open={importing}
+            onClose={() => setImporting(false)}
+            onImported={(first) => void reload().then(() => first && selectSession(first))}
+          />
+        )}
         <ErrorBanner error={createError ?? error} />
         <ChatSearch onOpen={openHit} titleOf={(hit) => sessions?.find((s) => s.id === hit.session_id)?.title ?? undefined} />
         {wsId && sessions && (

@@ -42,4 +42,11 @@ export const chatPath = {
   cancel: (ws: string, sid: string, tid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/turns/${enc(tid)}/cancel`,
   approvals: (ws: string, sid: string, tid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/turns/${enc(tid)}/approvals`,
   search: (q: string, offset = 0, limit = 20) => `/api/search?q=${enc(q)}&limit=${limit}&offset=${offset}`,
+  siblings: (ws: string, sid: string, mid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/messages/${enc(mid)}/siblings`,
+  regenerate: (ws: string, sid: string, mid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/messages/${enc(mid)}/regenerate`,
+  active: (ws: string, sid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/active`,
+  fork: (ws: string, sid: string) => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/fork`,
+  exportAs: (ws: string, sid: string, format: 'md' | 'json') => `/api/workspaces/${enc(ws)}/sessions/${enc(sid)}/export?format=${format}`,
+  importInto: (ws: string, dryRun: boolean) => `/api/workspaces/${enc(ws)}/sessions/import${dryRun ? '?dry_run=1' : ''}`,
+  models: '/api/models',
 };

@@ -30,6 +30,8 @@ export function Composer(props: {
   onRemoveFile(key: string): void;
   onSend(text: string, resources: { server: string; uri: string }[]): Promise<boolean>;
   onStop(): void;
+  /** Up in an empty box: edit the last question (true when there is one). */
+  onEditLast?(): boolean;
   autoFocus?: boolean;
 }) {
   const t = useT();
@@ -173,6 +175,9 @@ export function Composer(props: {
               if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
                 e.preventDefault();
                 void send();
+              } else if (e.key === 'ArrowUp' && text === '' && props.onEditLast?.()) {
+                // Up in an empty box edits the last question.
+                e.preventDefault();
               }
             }}
           />

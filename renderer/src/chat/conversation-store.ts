@@ -5,13 +5,40 @@ import {
   chatPath,
   type ChatMessage,
   type SessionDetail,
+  type SessionSummary,
   type StoredMessage,
   type TurnError,
   type TurnFrame,
 } from './chat-types';
 import type { AttachmentView } from './attachment-upload';
+
+/** An attachment a message carries: an upload, or one of the edited message's own. */
+export type AttachmentRef = Pick<AttachmentView, 'id' | 'name' | 'mime' | 'kind'>;
+
+/** The attachments a stored message carries, as a new message would send them again. */
+export function attachmentsOf(blocks: ChatMessage['blocks']): AttachmentRef[] {
+  return blocks.flatMap((b) =>
+    b.type === 'image' || b.type === 'file'
+      ? [
+          {
+            id: b.attachment_id,
+            name: b.name,
+            mime: b.mime,
+            kind: b.type === 'image' ? 'image' : b.mime === 'application/pdf' ? 'pdf' : 'text',
+          },
+        ]
+      : [],
+  );
+}
 import { drainFrames, newLiveTurn, type LiveTurn } from './live-turn';
-import { idOf, lastUserId, lastUserText, mergeNewest } from './session-pages';
+import { idOf, lastReplyId, lastUserId, lastUserText, mergeNewest, upTo } from './session-pages';
+import type {
+  RegenerateResponse,
+  SendMessageRequest,
+  SessionPatch,
+  SiblingsResponse,
+  ThinkingOverride,
+} from '../../../backend/chat/branch-api.js';
 
 export const FIRST_PAGE = 50;
 // The API allows pages of up to 500: older history arrives in few round trips.
@@ -44,8 +71,12 @@ export interface ConversationState {
   cutShort: string | null;
   /** The turn this window started (Retry resends its text and attachments). */
   lastSent: string | null;
-  lastFiles: AttachmentView[];
+  lastFiles: AttachmentRef[];
   highlight: string | null;
+  /** The user message being edited inline (a new branch once sent). */
+  editing: string | null;
+  /** The session's model and thinking overrides (DESIGN 7); null: the profile decides. */
+  overrides: { model: string | null; thinking: ThinkingOverride | null };
 }
 
 /**
@@ -86,6 +117,8 @@ export class ConversationStore {
       lastSent: null,
       lastFiles: [],
       highlight: null,
+      editing: null,
+      overrides: { model: null, thinking: null },
     };
   }
 
@@ -154,6 +187,7 @@ export class ConversationStore {
         loadError: undefined,
         messages,
         hasMore: detail.has_more ?? messages.length >= FIRST_PAGE,
+        overrides: { model: detail.model_override ?? null, thinking: detail.thinking_override ?? null },
       };
       const active = detail.active_turn;
       if (active && this.state.live?.turnId !== active.turn_id) {
@@ -196,7 +230,11 @@ export class ConversationStore {
         await new Promise((r) => setTimeout(r, 30));
         continue;
       }
-      if (!(await this.loadOlder(OLDER_PAGE))) return false;
+      if (!(await this.loadOlder(OLDER_PAGE))) {
+        // Not on the shown branch (a search hit in another branch): show the branch that holds it.
+        await this.showBranch(messageId);
+        if (!this.state.messages.some((m) => m.id === messageId)) return false;
+      }
     }
     this.set({ highlight: messageId });
     return true;
@@ -206,20 +244,34 @@ export class ConversationStore {
     this.set({ highlight: null });
   }
 
-  /** Sends a message; resolves true once the backend took it (the composer then clears). */
-  async send(content: string, files: AttachmentView[] = [], resources: { server: string; uri: string }[] = []): Promise<boolean> {
+  /**
+   * Sends a message; resolves true once the backend took it (the composer then clears). With
+   * `parentId` (an edit) the message starts a new branch after that message. `files` are uploaded
+   * attachments (an edit passes the edited message's own); `resources` are read by the backend and
+   * stored with the message as attachments.
+   */
+  async send(
+    content: string,
+    opts: { parentId?: string | null; files?: AttachmentRef[]; resources?: { server: string; uri: string }[] } = {},
+  ): Promise<boolean> {
+    const { parentId, files = [], resources = [] } = opts;
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
-      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), {
+      const body: SendMessageRequest = {
         content,
-        attachments: files.map((f) => f.id),
+        ...(parentId === undefined ? {} : { parent_id: parentId }),
+        ...(files.length ? { attachments: files.map((f) => f.id) } : {}),
         ...(resources.length ? { resources } : {}),
-      });
+      };
+      const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), body);
+      const shown = parentId === undefined ? this.state.messages : upTo(this.state.messages, parentId);
+      const prev = shown.length ? shown[shown.length - 1] : undefined;
       const user: ChatMessage = {
         id: res.message_id,
         role: 'user',
         created_at: new Date().toISOString(),
+        parent_id: prev?.id ?? null,
         blocks: [
           ...files.map((f) => ({
             type: f.kind === 'image' ? ('image' as const) : ('file' as const),
@@ -231,8 +283,15 @@ export class ConversationStore {
         ],
       };
       const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
-      const messages = this.state.messages.some((m) => m.id === res.message_id) ? this.state.messages : [...this.state.messages, user];
-      this.set({ sending: null, messages, live: { ...live, userMessageId: res.message_id }, lastSent: content, lastFiles: files });
+      const messages = shown.some((m) => m.id === res.message_id) ? shown : [...shown, user];
+      this.set({
+        sending: null,
+        editing: null,
+        messages,
+        live: { ...live, userMessageId: res.message_id },
+        lastSent: content,
+        lastFiles: files,
+      });
       if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
       return true;
     } catch (err) {
@@ -242,10 +301,98 @@ export class ConversationStore {
     }
   }
 
+  /** Retry of a failed turn is a regenerate of its stored reply: the question is not sent twice. */
   async retry(): Promise<boolean> {
+    const reply = lastReplyId(this.state.messages);
+    if (reply) return this.regenerate(reply);
     const content = this.state.failure?.content ?? this.state.lastSent;
     if (content === null || content === undefined) return false;
-    return this.send(content, content === this.state.lastSent ? this.state.lastFiles : []);
+    return this.send(content, { files: content === this.state.lastSent ? this.state.lastFiles : [] });
+  }
+
+  /** A new reply to the question `replyId` answers (optionally by another model); the old one stays a sibling. */
+  async regenerate(replyId: string, model?: string): Promise<boolean> {
+    const { ws, sid } = this.paths;
+    this.set({ sendError: undefined, failure: null, cutShort: null });
+    try {
+      const res = await this.api.post<RegenerateResponse>(chatPath.regenerate(ws, sid, replyId), model ? { model } : {});
+      const messages = upTo(this.state.messages, res.user_message_id);
+      const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
+      this.set({ messages, live: { ...live, userMessageId: res.user_message_id } });
+      if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
+      return true;
+    } catch (err) {
+      this.set({ sendError: err });
+      if (err instanceof ApiFailure && err.code === 'turn_in_progress') void this.open();
+      return false;
+    }
+  }
+
+  /** Shows the sibling `delta` steps away from `messageId` (the ‹ › switcher), continued to its newest leaf. */
+  async step(messageId: string, delta: number): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const { messages } = await this.api.get<SiblingsResponse>(chatPath.siblings(ws, sid, messageId));
+      const at = messages.findIndex((m) => m.id === messageId);
+      const next = messages[at + delta];
+      if (at < 0 || !next?.id) return;
+      await this.showBranch(next.id);
+    } catch (err) {
+      this.set({ sendError: err });
+    }
+  }
+
+  async showBranch(messageId: string): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const detail = await this.api.put<SessionDetail>(chatPath.active(ws, sid), { message_id: messageId });
+      const messages = detail.messages ?? [];
+      this.set({ messages, hasMore: detail.has_more ?? false, failure: null, cutShort: null, editing: null });
+    } catch (err) {
+      this.set({ sendError: err });
+    }
+  }
+
+  /** A new session holding the path to `messageId`; resolves with its id. */
+  async fork(messageId: string): Promise<string | null> {
+    const { ws, sid } = this.paths;
+    try {
+      const created = await this.api.post<SessionSummary>(chatPath.fork(ws, sid), { message_id: messageId });
+      return created.id;
+    } catch (err) {
+      this.set({ sendError: err });
+      return null;
+    }
+  }
+
+  edit(messageId: string | null): void {
+    this.set({ editing: messageId });
+  }
+
+  /** Up in an empty composer: edit the last question. */
+  editLast(): boolean {
+    const id = lastUserId(this.state.messages);
+    if (!id || this.state.live?.status === 'running') return false;
+    this.set({ editing: id });
+    return true;
+  }
+
+  /** Shown at once (the picker follows the click), confirmed or undone by the backend's answer. */
+  async setOverrides(patch: SessionPatch): Promise<void> {
+    const { ws, sid } = this.paths;
+    const before = this.state.overrides;
+    this.set({
+      overrides: {
+        model: patch.model !== undefined ? patch.model : before.model,
+        thinking: patch.thinking !== undefined ? patch.thinking : before.thinking,
+      },
+    });
+    try {
+      const s = await this.api.patch<SessionSummary>(chatPath.session(ws, sid), patch);
+      this.set({ overrides: { model: s.model_override, thinking: s.thinking_override }, sendError: undefined });
+    } catch (err) {
+      this.set({ overrides: before, sendError: err });
+    }
   }
 
   async stop(): Promise<void> {

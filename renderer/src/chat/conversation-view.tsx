@@ -1,13 +1,19 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { ApiFailure } from '../api/client';
-import { useSession } from '../api/session';
+import { useResource, useSession } from '../api/session';
+import { listOf } from '../api/resources';
+import type { ModelInfo as CatalogModel, ModelsResponse } from '../../../backend/chat/branch-api.js';
+import { BranchContext, type BranchActions } from './branch-actions';
+import { chatPath } from './chat-types';
+import { ModelPicker } from './model-picker';
+import { SessionMenu } from './session-menu';
 import { useT } from '../i18n/i18n';
 import { ErrorBanner } from '../ui/controls';
 import { isCompaction, type StoredMessage, type Usage } from './chat-types';
 import { AttachmentCache, AttachmentContext } from './attachment-view';
 import { Composer, filesOf } from './composer';
 import { ContextGauge, contextUsed } from './context-gauge';
-import { ConversationStore, type ConversationState } from './conversation-store';
+import { attachmentsOf, ConversationStore, type ConversationState } from './conversation-store';
 import { MessageList } from './message-list';
 import type { ModelInfo } from './model-info';
 import { ReplyView } from './reply-view';
@@ -38,6 +44,8 @@ export function ConversationView(props: {
   info: ModelInfo;
   jump: { messageId: string; nonce: number } | null;
   onTurnEnded(): void;
+  /** A fork was created: open it. */
+  onForked(sessionId: string): void;
 }) {
   const t = useT();
   const { api, socket } = useSession();
@@ -56,7 +64,7 @@ export function ConversationView(props: {
   // The backend's refusal of images for a model without vision, in the UI language.
   const sendError =
     state.sendError instanceof ApiFailure && state.sendError.code === 'model_lacks_vision'
-      ? new Error(t('chat.attach.noVision', { model: props.info.model ?? '' }))
+      ? new Error(t('chat.attach.noVision', { model: state.overrides.model ?? props.info.model ?? '' }))
       : state.sendError;
 
   useEffect(() => {
@@ -77,6 +85,25 @@ export function ConversationView(props: {
   const shown = useMemo(() => visible(state), [state]);
   const usage = state.live?.usage ?? lastUsage(shown);
   const live = state.live;
+  const modelData = useResource<ModelsResponse>(chatPath.models, ['providers', 'defaults']).data;
+  const models = useMemo(() => listOf<CatalogModel>(modelData, 'models'), [modelData]);
+  const effectiveModel = state.overrides.model ?? props.info.model;
+  const contextWindow = models.find((m) => m.id === effectiveModel)?.context_window ?? props.info.contextWindow;
+  const { onForked } = props;
+  const actions = useMemo<BranchActions>(
+    () => ({
+      busy: running || state.sending !== null,
+      editing: state.editing,
+      models,
+      edit: (id) => store.edit(id),
+      // An edit keeps the files of the message it replaces.
+      submitEdit: (message, text) => store.send(text, { parentId: message.parent_id ?? null, files: attachmentsOf(message.blocks) }),
+      regenerate: (id, model) => void store.regenerate(id, model),
+      step: (id, delta) => void store.step(id, delta),
+      fork: (id) => void store.fork(id).then((sid) => sid && onForked(sid)),
+    }),
+    [running, state.sending, state.editing, models, store, onForked],
+  );
 
   const carriesFiles = (e: React.DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
   return (
@@ -106,59 +133,72 @@ export function ConversationView(props: {
         )}
         <header className="conv-head">
           <h2 className="conv-title">{props.title}</h2>
+          <ModelPicker
+            models={models}
+            profileModel={props.info.model}
+            profileThinking={props.info.thinking}
+            override={state.overrides.model}
+            thinking={state.overrides.thinking}
+            disabled={running || state.loading}
+            onModel={(model) => void store.setOverrides({ model })}
+            onThinking={(thinking) => void store.setOverrides({ thinking })}
+          />
+          <SessionMenu workspaceId={props.workspaceId} sessionId={props.sessionId} title={props.title} />
           <ContextGauge
             used={contextUsed(usage)}
-            window={props.info.contextWindow}
-            model={props.info.model}
+            window={contextWindow}
+            model={effectiveModel}
             threshold={props.info.compression.threshold_percent}
             compression={props.info.compression.enabled}
           />
         </header>
         <ErrorBanner error={state.loadError} />
-        {state.loading ? (
-          <p className="muted conv-loading">{t('common.loading')}</p>
-        ) : (
-          <MessageList
-            messages={shown}
-            hasMore={state.hasMore}
-            loadingOlder={state.loadingOlder}
-            onLoadOlder={() => void store.loadOlder()}
-            highlight={state.highlight}
-            onHighlightShown={() => store.clearHighlight()}
-            liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
-            pinKey={state.sending ?? live?.turnId}
-          >
-            {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
-            {state.sending !== null && !live?.userMessageId && (
-              <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
-                <div className="bubble">{state.sending}</div>
-              </article>
-            )}
-            {live && (
-              <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
-                {live.compaction && (
-                  <p className="turn-note">
-                    {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
-                  </p>
-                )}
-                <ReplyView
-                  blocks={live.blocks}
-                  usage={live.usage}
-                  model={live.model}
-                  live={live.status === 'running'}
-                  waiting={live.waiting}
-                  onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
-                />
-              </article>
-            )}
-            {state.cutShort && !live && (
-              <p className="turn-note" role="status">
-                {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
-              </p>
-            )}
-            {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
-          </MessageList>
-        )}
+        <BranchContext.Provider value={actions}>
+          {state.loading ? (
+            <p className="muted conv-loading">{t('common.loading')}</p>
+          ) : (
+            <MessageList
+              messages={shown}
+              hasMore={state.hasMore}
+              loadingOlder={state.loadingOlder}
+              onLoadOlder={() => void store.loadOlder()}
+              highlight={state.highlight}
+              onHighlightShown={() => store.clearHighlight()}
+              liveVersion={`${live?.lastSeq ?? -1}|${state.sending ?? ''}|${state.failure ? 1 : 0}`}
+              pinKey={state.sending ?? live?.turnId}
+            >
+              {shown.length === 0 && !live && !state.sending && <p className="muted conv-empty">{t('chat.startHint')}</p>}
+              {state.sending !== null && !live?.userMessageId && (
+                <article className="msg msg-user msg-sending" aria-label={t('chat.you')}>
+                  <div className="bubble">{state.sending}</div>
+                </article>
+              )}
+              {live && (
+                <article className="msg msg-assistant msg-live" aria-label={t('chat.assistant')} aria-busy={live.status === 'running'}>
+                  {live.compaction && (
+                    <p className="turn-note">
+                      {t('chat.compactedLive', { before: live.compaction.tokens_before, after: live.compaction.tokens_after })}
+                    </p>
+                  )}
+                  <ReplyView
+                    blocks={live.blocks}
+                    usage={live.usage}
+                    model={live.model}
+                    live={live.status === 'running'}
+                    waiting={live.waiting}
+                    onDecide={(callId, decision, remember) => store.approve(callId, decision, remember)}
+                  />
+                </article>
+              )}
+              {state.cutShort && !live && (
+                <p className="turn-note" role="status">
+                  {t(state.cutShort === 'max_steps' ? 'chat.maxSteps' : 'chat.maxTokens')}
+                </p>
+              )}
+              {state.failure && !live && <TurnFailure error={state.failure.error} onRetry={() => void store.retry()} />}
+            </MessageList>
+          )}
+        </BranchContext.Provider>
         <ErrorBanner error={sendError} />
         <Composer
           running={running}
@@ -171,10 +211,11 @@ export function ConversationView(props: {
           autoFocus
           workspaceId={props.workspaceId}
           onSend={async (text, resources) => {
-            const sent = await store.send(text, files.ready, resources);
+            const sent = await store.send(text, { files: files.ready, resources });
             if (sent) files.clear();
             return sent;
           }}
+          onEditLast={() => store.editLast()}
           onStop={() => void store.stop()}
         />
       </div>

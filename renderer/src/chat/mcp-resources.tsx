@@ -117,6 +117,14 @@ const unescape = (v: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&amp;/g, '&');
 
+/** What the user typed (the resource snapshots stored after it left out): the text an edit starts from. */
+export function typedText(blocks: { type: string; text?: string }[]): string {
+  return blocks
+    .filter((b) => b.type === 'text' && !SNAPSHOT.test(b.text ?? ''))
+    .map((b) => b.text ?? '')
+    .join('');
+}
+
 /** A user message: its text, then each attached resource snapshot folded under its name. */
 export function UserMessageText(props: { blocks: { type: string; text?: string }[] }) {
   const t = useT();

@@ -2,6 +2,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import { useT } from '../i18n/i18n';
 import { MessageAttachments } from './attachment-view';
 import type { StoredMessage } from './chat-types';
+import { InlineEditor, ReplyActions, useEditing, UserActions } from './branch-actions';
 import { UserMessageText } from './mcp-resources';
 import { buildItems, textOf, type Item } from './reply-items';
 import { MarkdownView, ReplyView } from './reply-view';
@@ -14,20 +15,12 @@ const Row = memo(function Row({ item }: { item: Item }) {
   const t = useT();
   switch (item.kind) {
     case 'user':
-      return (
-        <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
-          <MessageAttachments blocks={item.message.blocks} />
-          {textOf(item.message.blocks) && (
-            <div className="bubble">
-              <UserMessageText blocks={item.message.blocks} />
-            </div>
-          )}
-        </article>
-      );
+      return <UserRow item={item} />;
     case 'reply':
       return (
         <article className="msg msg-assistant" data-ids={item.ids.join(' ')} aria-label={t('chat.assistant')} tabIndex={-1}>
           <ReplyView blocks={item.blocks} usage={item.usage} model={item.model} />
+          <ReplyActions first={item.messages[0]} last={item.messages[item.messages.length - 1]} />
         </article>
       );
     case 'compaction':
@@ -44,6 +37,26 @@ const Row = memo(function Row({ item }: { item: Item }) {
       );
   }
 });
+
+function UserRow({ item }: { item: Extract<Item, { kind: 'user' }> }) {
+  const t = useT();
+  const editing = useEditing(item.message.id);
+  return (
+    <article className="msg msg-user" data-ids={item.ids.join(' ')} aria-label={t('chat.you')} tabIndex={-1}>
+      <MessageAttachments blocks={item.message.blocks} />
+      {editing ? (
+        <InlineEditor message={item.message} />
+      ) : (
+        textOf(item.message.blocks) && (
+          <div className="bubble">
+            <UserMessageText blocks={item.message.blocks} />
+          </div>
+        )
+      )}
+      {!editing && <UserActions message={item.message} />}
+    </article>
+  );
+}
 
 interface Viewport {
   top: number;

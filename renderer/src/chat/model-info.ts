@@ -12,6 +12,8 @@ export interface ModelInfo {
   profileId: string | null;
   contextWindow: number | null;
   compression: { enabled: boolean; threshold_percent: number };
+  /** The profile's thinking switch (a session may override it). */
+  thinking: boolean;
 }
 
 const DEFAULT_COMPRESSION = { enabled: true, threshold_percent: 80 };
@@ -38,5 +40,6 @@ export function useModelInfo(workspace: WorkspaceEntry | undefined): ModelInfo {
     profileId,
     contextWindow: findModel(list, model)?.context_window ?? null,
     compression: profile.data?.compression ?? DEFAULT_COMPRESSION,
+    thinking: profile.data?.thinking?.enabled ?? false,
   };
 }

@@ -36,7 +36,8 @@ function segments(blocks: Block[]): { parts: Segment[]; thinking: string } {
 
 export function UsageLine({ usage, model }: { usage?: Usage; model?: string }) {
   const { t, locale } = useI18n();
-  if (!usage) return null;
+  // Which model answered shows even without token counts (a failed or imported reply).
+  if (!usage) return model ? <p className="usage usage-model">{t('chat.answeredBy', { model })}</p> : null;
   const n = (v: number) => v.toLocaleString(locale === 'zh' ? 'zh-CN' : 'en-US');
   return (
     <p className="usage" aria-label={t('chat.usageLabel')}>

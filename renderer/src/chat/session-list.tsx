@@ -60,6 +60,7 @@ export function SessionList(props: {
                 >
                   <span className="session-title">{name}</span>
                   <span className="session-meta">{new Date(s.updated_at).toLocaleString()}</span>
+                  {s.model && <span className="session-meta session-model">{s.model}</span>}
                 </button>
                 <span className="session-actions">
                   <button

@@ -32,3 +32,22 @@ export function lastUserText(messages: StoredMessage[]): string | null {
   }
   return null;
 }
+
+/** The loaded messages up to and including `id` (`null`: none; an id not loaded: all). */
+export function upTo(messages: StoredMessage[], id: string | null): StoredMessage[] {
+  if (id === null) return [];
+  const at = messages.findIndex((m) => m.id === id);
+  return at < 0 ? messages : messages.slice(0, at + 1);
+}
+
+/** The newest reply's first message (the one its siblings share a parent with), if the branch ends in one. */
+export function lastReplyId(messages: StoredMessage[]): string | undefined {
+  let first: string | undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (isCompaction(m)) continue;
+    if (m.role === 'user') return first;
+    first = m.id;
+  }
+  return first;
+}

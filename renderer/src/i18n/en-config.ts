@@ -109,7 +109,7 @@ export const enConfig = {
   'workspaces.empty': 'No workspaces yet',
   'workspaces.created': 'Created',
   'workspaces.rename': 'Rename',
-  'workspaces.renameNamed': 'Rename {name}',
+  'workspaces.renameNamed': 'Edit {name}',
   'workspaces.renameTitle': 'Rename workspace',
   'workspaces.deleteNamed': 'Delete {name}',
   'workspaces.deleteTitle': 'Delete workspace',
@@ -161,4 +161,11 @@ export const enConfig = {
   'skills.editNamed': 'Edit {name}',
   'skills.deleteNamed': 'Delete {name}',
   'skills.deleteTitle': 'Delete skill',
+  'profiles.systemPrompt': 'System prompt',
+  'profiles.systemPromptHint':
+    'Replaces the built-in “You are a helpful assistant.” when set (at most 32 KiB). Workspace instructions, the language line and the skill list follow it.',
+  'workspaces.instructions': 'Instructions',
+  'workspaces.instructionsHint':
+    'Added to the system prompt of every chat in this workspace, after the profile’s system prompt (at most 32 KiB).',
+  'workspaces.editTitle': 'Edit workspace',
 } as const;

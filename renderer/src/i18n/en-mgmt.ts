@@ -64,4 +64,5 @@ export const enMgmt = {
   'mswap.amountRawInvalid': 'Enter a positive whole number (the token’s smallest unit).',
   'mswap.tokensError': 'Token symbols are not available: {message}',
   'mswap.routeScroll': 'Route diagram (scrolls sideways)',
+  'mgmt.tooLong32k': '{field} must be at most 32 KiB.',
 } as const;

@@ -111,7 +111,7 @@ export const zhConfig: Record<keyof typeof enConfig, string> = {
   'workspaces.empty': '还没有工作区',
   'workspaces.created': '创建时间',
   'workspaces.rename': '重命名',
-  'workspaces.renameNamed': '重命名 {name}',
+  'workspaces.renameNamed': '编辑 {name}',
   'workspaces.renameTitle': '重命名工作区',
   'workspaces.deleteNamed': '删除 {name}',
   'workspaces.deleteTitle': '删除工作区',
@@ -163,4 +163,9 @@ export const zhConfig: Record<keyof typeof enConfig, string> = {
   'skills.editNamed': '编辑 {name}',
   'skills.deleteNamed': '删除 {name}',
   'skills.deleteTitle': '删除技能',
+  'profiles.systemPrompt': '系统提示词',
+  'profiles.systemPromptHint': '设置后取代内置的“You are a helpful assistant.”（最多 32 KiB）。其后依次是工作区说明、语言要求和技能列表。',
+  'workspaces.instructions': '工作区说明',
+  'workspaces.instructionsHint': '附加在此工作区每个对话的系统提示词中，位于配置档案的系统提示词之后（最多 32 KiB）。',
+  'workspaces.editTitle': '编辑工作区',
 };

@@ -61,4 +61,5 @@ export const zhMgmt: Record<keyof typeof enMgmt, string> = {
   'mswap.amountRawInvalid': '请输入正整数（代币的最小单位）。',
   'mswap.tokensError': '无法获取代币符号：{message}',
   'mswap.routeScroll': '路由图（可横向滚动）',
+  'mgmt.tooLong32k': '{field}最多 32 KiB。',
 };

@@ -10,6 +10,7 @@ import { focusFirstInvalid, useDiscardGuard } from '../ui/form-kit';
 export interface ProfileDraft {
   id: string;
   model: string;
+  system_prompt: string;
   language: 'zh' | 'en' | 'system';
   timeout_seconds: number;
   thinking: { enabled: boolean; budget: number };
@@ -20,6 +21,7 @@ export interface ProfileDraft {
 export const NEW_PROFILE: ProfileDraft = {
   id: '',
   model: '',
+  system_prompt: '',
   language: 'system',
   timeout_seconds: 600,
   thinking: { enabled: false, budget: 8192 },
@@ -31,6 +33,7 @@ export function draftFromProfile(p: ProfileView): ProfileDraft {
   return {
     id: p.id,
     model: p.model_is_default ? '' : (p.model ?? ''),
+    system_prompt: p.system_prompt ?? '',
     language: p.language,
     timeout_seconds: p.timeout_seconds,
     thinking: { enabled: p.thinking.enabled, budget: p.thinking.budget },
@@ -42,6 +45,7 @@ export function draftFromProfile(p: ProfileView): ProfileDraft {
 const FIELDS = [
   'id',
   'model',
+  'system_prompt',
   'language',
   'timeout_seconds',
   'thinking',
@@ -86,6 +90,8 @@ export function ProfileEditor(props: {
     };
     if (!editing && !/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/.test(x.id))
       bad.id = x.id ? t('profiles.idHint') : t('mgmt.required', { field: t('profiles.id') });
+    if (new TextEncoder().encode(x.system_prompt).length > 32 * 1024)
+      bad.system_prompt = t('mgmt.tooLong32k', { field: t('profiles.systemPrompt') });
     positive('timeout_seconds', x.timeout_seconds, t('profiles.timeout'));
     positive('thinking.budget', x.thinking.budget, t('profiles.thinkingBudget'));
     positive('cache.cache_threshold', x.cache.cache_threshold, t('profiles.cacheThreshold'));
@@ -182,6 +188,9 @@ export function ProfileEditor(props: {
               />
             </Field>
           </div>
+          <Field label={t('profiles.systemPrompt')} error={errors.fieldError('system_prompt')} hint={t('profiles.systemPromptHint')}>
+            <textarea rows={4} value={d.system_prompt} onChange={(e) => setD({ ...d, system_prompt: e.target.value })} />
+          </Field>
 
           <fieldset className="group">
             <legend>{t('profiles.thinking')}</legend>

@@ -85,6 +85,8 @@ export function QuickAskPage() {
             info={info}
             jump={null}
             onTurnEnded={() => undefined}
+            // A fork goes on in this window, as a new chat.
+            onForked={(id) => setSession({ ws: session.ws, id, title: `${session.title} (fork)` })}
           />
         </div>
       ) : (

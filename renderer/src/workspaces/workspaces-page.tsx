@@ -142,7 +142,7 @@ export function WorkspacesPage() {
               </td>
               <td className="row-actions">
                 <RowButton label={t('workspaces.renameNamed', { name: w.name })} onClick={() => setRenaming(w)}>
-                  {t('workspaces.rename')}
+                  {t('common.edit')}
                 </RowButton>
                 <RowButton label={t('workspaces.deleteNamed', { name: w.name })} danger onClick={() => setDeleting(w)}>
                   {t('common.delete')}
@@ -177,27 +177,38 @@ export function WorkspacesPage() {
   );
 }
 
+/** Name and instructions (workspace.json holds the instructions; the list does not carry them). */
 function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSaved(): void }) {
   const { t } = useI18n();
   const api = useApi();
+  const full = useResource<WorkspaceEntry & { instructions?: string }>(path.workspace(props.workspace.id), []);
   const [name, setName] = useState(props.workspace.name);
+  const [instructions, setInstructions] = useState<string | null>(null);
+  const shown = instructions ?? full.data?.instructions ?? '';
   const errors = useFormErrors();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     errors.clear();
+    if (new TextEncoder().encode(shown).length > 32 * 1024) {
+      errors.setLocal('instructions', t('mgmt.tooLong32k', { field: t('workspaces.instructions') }));
+      return;
+    }
     try {
-      await api.put(path.workspace(props.workspace.id), { name });
+      await api.put(path.workspace(props.workspace.id), instructions === null ? { name } : { name, instructions });
       props.onSaved();
     } catch (err) {
-      errors.report(err, ['name']);
+      errors.report(err, ['name', 'instructions']);
     }
   };
   return (
-    <Dialog title={t('workspaces.renameTitle')} open onClose={props.onClose}>
+    <Dialog title={t('workspaces.editTitle')} open onClose={props.onClose} wide>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="dialog-body">
           <Field label={t('workspaces.name')} error={errors.fieldError('name')}>
             <input value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+          </Field>
+          <Field label={t('workspaces.instructions')} error={errors.fieldError('instructions')} hint={t('workspaces.instructionsHint')}>
+            <textarea rows={5} value={shown} disabled={full.loading && !full.data} onChange={(e) => setInstructions(e.target.value)} />
           </Field>
           <ErrorBanner error={errors.general} />
         </div>
