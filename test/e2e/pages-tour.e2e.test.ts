@@ -25,16 +25,27 @@ const VIEWPORTS = [
   [390, 844],
 ] as const;
 
-/** Nothing scrolls sideways: the page and its main column fit the window. */
-async function assertFits(page: Page, where: string): Promise<void> {
+/**
+ * Nothing scrolls sideways: the page and its main column fit the window. At phone width (`strict`) the
+ * tables' own scroll boxes count too: no box inside the main column or an open dialog hides content
+ * sideways, and nothing reaches past the window (wide code blocks and the swap route may still scroll).
+ */
+async function assertFits(page: Page, where: string, strict = false): Promise<void> {
   const overflow = (await page.evaluate(`(() => {
+    const strict = ${strict};
+    const exempt = strict ? 'pre, .route-scroll' : '.table-wrap, pre, .route-scroll';
     const main = document.querySelector('main');
-    const wide = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap, pre, .route-scroll'));
-    const whole = [...document.querySelectorAll('body *')].filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').slice(0, 4).map((el) => el.tagName + '.' + el.className + ':' + el.scrollWidth + '>' + el.clientWidth);
-    return { whole, doc: document.documentElement.scrollWidth - window.innerWidth, main: main ? main.scrollWidth - main.clientWidth : 0,
-             wide: wide.slice(0, 3).map((el) => el.tagName + '.' + el.className) };
-  })()`)) as { doc: number; main: number; wide: string[] };
-  assert.ok(overflow.doc <= 0 && overflow.main <= 0, `${where} overflows sideways: ${JSON.stringify(overflow)}`);
+    const scope = [...document.querySelectorAll('main *, dialog[open] *')];
+    const name = (el) => el.tagName + '.' + el.className + (el.textContent ? ' "' + el.textContent.slice(0, 40) + '"' : '');
+    // Visually hidden text (clipped to nothing, for screen readers) is not seen; form controls scroll by design.
+    const hidden = (el) => { for (let e = el; e; e = e.parentElement) if (getComputedStyle(e).clip !== 'auto') return true; return false; };
+    const wide = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest(exempt) && !hidden(el));
+    const boxes = strict ? scope.filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible' && !el.closest(exempt) && !el.matches('input, textarea, select') && !hidden(el)) : [];
+    return { doc: document.documentElement.scrollWidth - window.innerWidth, main: main ? main.scrollWidth - main.clientWidth : 0,
+             wide: wide.slice(0, 3).map(name), boxes: boxes.slice(0, 3).map((el) => name(el) + ' ' + el.scrollWidth + '>' + el.clientWidth) };
+  })()`)) as { doc: number; main: number; wide: string[]; boxes: string[] };
+  const fits = overflow.doc <= 0 && overflow.main <= 0 && (!strict || (overflow.wide.length === 0 && overflow.boxes.length === 0));
+  assert.ok(fits, `${where} overflows sideways: ${JSON.stringify(overflow)}`);
 }
 
 /** Every page at 1280×800, 900×700, 700×700 and 390×844 (a phone): axe-core finds nothing serious, nothing overflows, a screenshot of each. */
@@ -89,6 +100,7 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
     await call('PUT', '/api/skills/summarize', {
       content: '---\nname: summarize\ndescription: Summarise long documents into short bullet points.\n---\n\nBody.\n',
     });
+    await call('POST', '/api/backups', { kind: 'manual' });
   });
 
   after(async () => {
@@ -107,10 +119,88 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
         await page.getByText('Loading…').waitFor({ state: 'detached' });
         await screenshot(page, `tour-${route}-${width}x${height}`);
         await assertAccessible(page, `${route} at ${width}×${height}`);
-        await assertFits(page, `${route} at ${width}×${height}`);
+        await assertFits(page, `${route} at ${width}×${height}`, width <= 600);
       }
     });
   }
+
+  it('at 390×844 the tables are stacked cards: every row, its labels and actions fit, in both languages and themes', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    // Every settings table has a row (set up above); the devices table lists this browser.
+    const rows = [
+      ['providers', 'DeepSeek'],
+      ['profiles', 'writer'],
+      ['workspaces', 'Research notes'],
+      ['tools', 'filesystem'],
+      ['skills', 'summarize'],
+      ['backups', 'Manual'],
+      ['connection', 'Revoke'],
+    ] as const;
+    for (const [route, text] of rows) {
+      await page.goto(`${proc.url}/#/${route}`);
+      const row = page.getByRole('row').filter({ hasText: text });
+      await row.first().waitFor();
+      // Each cell keeps its column header for screen readers while the header row is hidden.
+      assert.ok((await page.getByRole('columnheader').count()) > 1, `${route}: column headers exposed`);
+      for (const button of await row.first().getByRole('button').all()) {
+        const box = (await button.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= 390, `${route}: a row action is off screen (${JSON.stringify(box)})`);
+      }
+      await row.first().scrollIntoViewIfNeeded();
+      await screenshot(page, `tour-rows-${route}-390x844`);
+      await assertFits(page, `${route} rows at 390×844`, true);
+    }
+    await page.goto(`${proc.url}/#/providers`);
+    await page.getByRole('row').filter({ hasText: 'DeepSeek' }).waitFor();
+    // Stacked, it is still a table to a screen reader: headers, rows and cells (the labels are not read twice).
+    const tree = await page.getByRole('table').ariaSnapshot();
+    for (const line of [
+      'columnheader "API key"',
+      'columnheader "Base URL"',
+      'row "DeepSeek',
+      'cell "Key set"',
+      'cell "https://api.deepseek.com/v1"',
+    ]) {
+      assert.ok(tree.includes(line), `the providers table as a screen reader gets it lacks ${line}:\n${tree}`);
+    }
+    // The models editor (in the provider dialog) and the JSON import preview are tables too.
+    await page.getByRole('button', { name: 'Edit DeepSeek' }).click();
+    const editor = page.getByRole('dialog', { name: /Edit provider/ });
+    await editor.getByLabel('Model ID 2').scrollIntoViewIfNeeded();
+    await screenshot(page, 'tour-models-editor-390x844');
+    await assertAccessible(page, 'the models editor at 390×844');
+    await assertFits(page, 'the models editor at 390×844', true);
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    await page.goto(`${proc.url}/#/tools`);
+    await page.getByRole('button', { name: 'Import JSON' }).click();
+    const imp = page.getByRole('dialog', { name: 'Import tool servers' });
+    await imp
+      .getByLabel('JSON snippet')
+      .fill(
+        JSON.stringify({ mcpServers: { docs: { url: 'https://docs.example.com/mcp/with/a/rather/long/path', always_allow: ['search'] } } }),
+      );
+    await imp.getByRole('table', { name: 'Servers to import' }).getByRole('row').filter({ hasText: 'docs.example.com' }).waitFor();
+    await screenshot(page, 'tour-import-preview-390x844');
+    await assertAccessible(page, 'the import preview at 390×844');
+    await assertFits(page, 'the import preview at 390×844', true);
+    await page.keyboard.press('Escape');
+    // Chinese labels and the dark theme at phone width.
+    await page.getByLabel('Language').selectOption('zh');
+    await page.getByRole('heading', { name: '工具服务器', level: 1 }).waitFor();
+    await page.getByLabel('主题').selectOption('dark');
+    for (const [route] of rows) {
+      await page.goto(`${proc.url}/#/${route}`);
+      await page.locator('h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      await page.getByRole('row').nth(1).scrollIntoViewIfNeeded();
+      await screenshot(page, `tour-zh-dark-${route}-390x844`);
+      await assertAccessible(page, `${route} in Chinese, dark, at 390×844`);
+      await assertFits(page, `${route} in Chinese, dark, at 390×844`, true);
+    }
+    await page.getByLabel('主题').selectOption('system');
+    await page.getByLabel('语言').selectOption('auto');
+    await page.locator('html[lang="en"]').waitFor({ state: 'attached' });
+  });
 
   it('in Chinese at 1280×800 and 900×700', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -1,4 +1,5 @@
 import { useT } from '../i18n/i18n';
+import { DataTable } from '../ui/data-table';
 import type { ModelDraft } from './provider-types';
 
 function toInt(value: string): number | undefined {
@@ -40,110 +41,109 @@ export function ModelsEditor(props: {
       {props.models.length === 0 ? (
         <p className="muted small">{t('providers.noModels')}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table table-compact">
-            <thead>
-              <tr>
-                <th>{t('providers.modelId')}</th>
-                <th>{t('providers.modelName')}</th>
-                <th>{t('providers.contextWindow')}</th>
-                <th>{t('providers.maxOutput')}</th>
-                <th>{t('providers.thinking')}</th>
-                <th>{t('providers.tools')}</th>
-                <th>{t('providers.vision')}</th>
-                <th>
-                  <span className="sr-only">{t('common.actions')}</span>
-                </th>
+        <DataTable
+          className="table-compact"
+          titled={false}
+          head={
+            <tr>
+              <th>{t('providers.modelId')}</th>
+              <th>{t('providers.modelName')}</th>
+              <th>{t('providers.contextWindow')}</th>
+              <th>{t('providers.maxOutput')}</th>
+              <th>{t('providers.thinking')}</th>
+              <th>{t('providers.tools')}</th>
+              <th>{t('providers.vision')}</th>
+              <th>
+                <span className="sr-only">{t('common.actions')}</span>
+              </th>
+            </tr>
+          }
+        >
+          {props.models.map((m, i) => {
+            const n = i + 1;
+            const numberCell = (field: 'context_window' | 'max_output_tokens', label: string) => {
+              const error = cellError(i, field);
+              return (
+                <td>
+                  <input
+                    type="number"
+                    min={1}
+                    aria-label={`${label} ${n}`}
+                    aria-invalid={error ? true : undefined}
+                    value={m[field] ?? ''}
+                    onChange={(e) => update(i, { [field]: toInt(e.target.value) })}
+                  />
+                  {error && (
+                    <p className="field-error" role="alert">
+                      {error}
+                    </p>
+                  )}
+                </td>
+              );
+            };
+            return (
+              <tr key={i}>
+                <td>
+                  <input
+                    aria-label={`${t('providers.modelId')} ${n}`}
+                    aria-invalid={cellError(i, 'id') ? true : undefined}
+                    value={m.id}
+                    onChange={(e) => update(i, { id: e.target.value })}
+                    spellCheck={false}
+                  />
+                  {cellError(i, 'id') && (
+                    <p className="field-error" role="alert">
+                      {cellError(i, 'id')}
+                    </p>
+                  )}
+                </td>
+                <td>
+                  <input
+                    aria-label={`${t('providers.modelName')} ${n}`}
+                    value={m.name ?? ''}
+                    onChange={(e) => update(i, { name: e.target.value || undefined })}
+                  />
+                </td>
+                {numberCell('context_window', t('providers.contextWindow'))}
+                {numberCell('max_output_tokens', t('providers.maxOutput'))}
+                <td className="center">
+                  <input
+                    type="checkbox"
+                    aria-label={`${t('providers.thinking')} ${n}`}
+                    checked={m.supports_thinking}
+                    onChange={(e) => update(i, { supports_thinking: e.target.checked })}
+                  />
+                </td>
+                <td className="center">
+                  <input
+                    type="checkbox"
+                    aria-label={`${t('providers.tools')} ${n}`}
+                    checked={m.supports_tools}
+                    onChange={(e) => update(i, { supports_tools: e.target.checked })}
+                  />
+                </td>
+                <td className="center">
+                  <input
+                    type="checkbox"
+                    aria-label={`${t('providers.vision')} ${n}`}
+                    checked={m.supports_vision}
+                    onChange={(e) => update(i, { supports_vision: e.target.checked })}
+                  />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="btn btn-ghost btn-small"
+                    aria-label={`${t('providers.removeModel')} ${m.id || n}`}
+                    onClick={() => props.onChange(props.models.filter((_, j) => j !== i))}
+                  >
+                    ✕
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {props.models.map((m, i) => {
-                const n = i + 1;
-                const numberCell = (field: 'context_window' | 'max_output_tokens', label: string) => {
-                  const error = cellError(i, field);
-                  return (
-                    <td>
-                      <input
-                        type="number"
-                        min={1}
-                        aria-label={`${label} ${n}`}
-                        aria-invalid={error ? true : undefined}
-                        value={m[field] ?? ''}
-                        onChange={(e) => update(i, { [field]: toInt(e.target.value) })}
-                      />
-                      {error && (
-                        <p className="field-error" role="alert">
-                          {error}
-                        </p>
-                      )}
-                    </td>
-                  );
-                };
-                return (
-                  <tr key={i}>
-                    <td>
-                      <input
-                        aria-label={`${t('providers.modelId')} ${n}`}
-                        aria-invalid={cellError(i, 'id') ? true : undefined}
-                        value={m.id}
-                        onChange={(e) => update(i, { id: e.target.value })}
-                        spellCheck={false}
-                      />
-                      {cellError(i, 'id') && (
-                        <p className="field-error" role="alert">
-                          {cellError(i, 'id')}
-                        </p>
-                      )}
-                    </td>
-                    <td>
-                      <input
-                        aria-label={`${t('providers.modelName')} ${n}`}
-                        value={m.name ?? ''}
-                        onChange={(e) => update(i, { name: e.target.value || undefined })}
-                      />
-                    </td>
-                    {numberCell('context_window', t('providers.contextWindow'))}
-                    {numberCell('max_output_tokens', t('providers.maxOutput'))}
-                    <td className="center">
-                      <input
-                        type="checkbox"
-                        aria-label={`${t('providers.thinking')} ${n}`}
-                        checked={m.supports_thinking}
-                        onChange={(e) => update(i, { supports_thinking: e.target.checked })}
-                      />
-                    </td>
-                    <td className="center">
-                      <input
-                        type="checkbox"
-                        aria-label={`${t('providers.tools')} ${n}`}
-                        checked={m.supports_tools}
-                        onChange={(e) => update(i, { supports_tools: e.target.checked })}
-                      />
-                    </td>
-                    <td className="center">
-                      <input
-                        type="checkbox"
-                        aria-label={`${t('providers.vision')} ${n}`}
-                        checked={m.supports_vision}
-                        onChange={(e) => update(i, { supports_vision: e.target.checked })}
-                      />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="btn btn-ghost btn-small"
-                        aria-label={`${t('providers.removeModel')} ${m.id || n}`}
-                        onClick={() => props.onChange(props.models.filter((_, j) => j !== i))}
-                      >
-                        ✕
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
     </div>
   );

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ApiFailure } from '../api/client';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
+import { DataTable } from '../ui/data-table';
 import { Badge, Dialog, Field, Notice } from '../ui/controls';
 import { useDiscardGuard } from '../ui/form-kit';
 import { asImported, grantsOf, parseServersSnippet, targetOf } from './import-parse';
@@ -71,47 +72,47 @@ export function ImportJsonDialog(props: { filePath: string; existing: string[]; 
         </Field>
         {!parsed.ok && parsed.reason === 'none' && text.trim() && <Notice tone="warning">{t('mgmt.importNone')}</Notice>}
         {rows.length > 0 && (
-          <div className="table-wrap import-preview">
-            <table className="table table-compact" aria-label={t('mgmt.importPreview')}>
-              <thead>
-                <tr>
-                  <th>{t('tools.name')}</th>
-                  <th>{t('tools.kind')}</th>
-                  <th>{t('tools.target')}</th>
-                  <th>{t('mcp.approvals')}</th>
-                  <th>{t('providers.status')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
-                  <tr key={r.name}>
-                    <td className="cell-title">{r.name}</td>
-                    <td>{kindOf(r.server)}</td>
-                    <td className="mono small truncate" title={targetOf(r.server)}>
-                      {targetOf(r.server)}
-                    </td>
-                    <td>
-                      <ImportGrants
-                        name={r.name}
-                        server={r.server}
-                        kept={kept.includes(r.name)}
-                        onKeep={(keep) => setKept((k) => (keep ? [...k, r.name] : k.filter((n) => n !== r.name)))}
-                      />
-                    </td>
-                    <td>
-                      {r.exists ? (
-                        <Badge tone="amber">{t('mgmt.importConflict')}</Badge>
-                      ) : failures[r.name] ? (
-                        <span className="field-error">{failures[r.name]}</span>
-                      ) : (
-                        <Badge tone="green">{t('mgmt.importNew')}</Badge>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            wrapClassName="import-preview"
+            className="table-compact"
+            label={t('mgmt.importPreview')}
+            head={
+              <tr>
+                <th>{t('tools.name')}</th>
+                <th>{t('tools.kind')}</th>
+                <th>{t('tools.target')}</th>
+                <th>{t('mcp.approvals')}</th>
+                <th>{t('providers.status')}</th>
+              </tr>
+            }
+          >
+            {rows.map((r) => (
+              <tr key={r.name}>
+                <td className="cell-title">{r.name}</td>
+                <td>{kindOf(r.server)}</td>
+                <td className="mono small truncate" title={targetOf(r.server)}>
+                  {targetOf(r.server)}
+                </td>
+                <td>
+                  <ImportGrants
+                    name={r.name}
+                    server={r.server}
+                    kept={kept.includes(r.name)}
+                    onKeep={(keep) => setKept((k) => (keep ? [...k, r.name] : k.filter((n) => n !== r.name)))}
+                  />
+                </td>
+                <td>
+                  {r.exists ? (
+                    <Badge tone="amber">{t('mgmt.importConflict')}</Badge>
+                  ) : failures[r.name] ? (
+                    <span className="field-error">{failures[r.name]}</span>
+                  ) : (
+                    <Badge tone="green">{t('mgmt.importNew')}</Badge>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
         {done !== null && (
           <Notice tone={Object.keys(failures).length ? 'warning' : 'success'}>{t('mgmt.importDone', { count: done })}</Notice>

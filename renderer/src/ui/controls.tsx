@@ -1,6 +1,7 @@
 import { cloneElement, useEffect, useId, useRef, useState, type ReactElement, type ReactNode } from 'react';
 import { ApiFailure } from '../api/client';
 import { useT } from '../i18n/i18n';
+import { DataTable } from './data-table';
 
 type ControlProps = { id?: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string };
 
@@ -301,7 +302,7 @@ export function useFormErrors() {
   };
 }
 
-/** A list card's body: loading, its empty state, or the table (one home for that scaffolding). */
+/** A list card's body: loading, its empty state, or the table (stacked cards at phone width, see DataTable). */
 export function ListTable({
   loading,
   empty,
@@ -316,14 +317,7 @@ export function ListTable({
   const t = useT();
   if (loading) return <p className="muted">{t('common.loading')}</p>;
   if (empty) return <>{empty}</>;
-  return (
-    <div className="table-wrap">
-      <table className="table">
-        <thead>{head}</thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
-  );
+  return <DataTable head={head}>{children}</DataTable>;
 }
 
 /** A small button in a table row's actions; `label` names the row it acts on for screen readers. */
