@@ -189,6 +189,29 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
     await screenshot(page, 'chat-attach-04-after-reload');
   });
 
+  it('editing a question that carried an image keeps the image on the new branch', async () => {
+    const question = conversation().getByRole('article', { name: 'You' }).filter({ hasText: 'describe the chart' }).first();
+    await question.getByRole('button', { name: 'Edit' }).click();
+    const editor = page.getByRole('textbox', { name: 'Edit message' });
+    await editor.fill('describe the chart in one word');
+    await editor.press('Enter');
+    const edited = conversation().getByRole('article', { name: 'You' }).filter({ hasText: 'describe the chart in one word' });
+    await edited.getByRole('button', { name: 'Open chart.png at full size' }).waitFor({ timeout: LONG });
+    await conversation().getByText('A blue chart.').waitFor({ timeout: LONG });
+    const user = (await sessionMessages()).find(
+      (m) => m.role === 'user' && m.blocks.some((b: any) => b.text === 'describe the chart in one word'),
+    );
+    assert.ok(user, 'the edited question is on the shown branch');
+    assert.deepEqual(
+      user.blocks.map((b: any) => [b.type, b.name ?? b.text]),
+      [
+        ['image', 'chart.png'],
+        ['text', 'describe the chart in one word'],
+      ],
+    );
+    assert.ok(user.siblings && user.siblings.count === 2, JSON.stringify(user.siblings));
+  });
+
   it('an image a tool returned shows in its tool card', async () => {
     await sendText('show tiny image');
     await conversation().getByText('The tool drew a tiny image.').waitFor({ timeout: LONG });
