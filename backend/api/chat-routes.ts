@@ -113,8 +113,19 @@ export function chatRoutes(
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
     const input = parseBody(SessionPatchSchema, req.body);
-    await sessions.require(wid, sid);
+    const current = await sessions.require(wid, sid);
     if (input.model) await requireModel(stores.config, input.model);
+    if (input.thinking?.enabled) {
+      // Thinking asked of a model that says it cannot think would be ignored at every turn: refuse it.
+      const ref = input.model === undefined ? (current.model_override ?? undefined) : (input.model ?? undefined);
+      const model = await engine.resolveModel(wid, ref);
+      if (model.entry?.supports_thinking === false)
+        throw new ApiError(
+          'validation_failed',
+          `thinking: ${model.ref} does not support thinking (supports_thinking is false); choose a model that does, or leave thinking off.`,
+          { field: 'thinking' },
+        );
+    }
     const meta = await sessions.update(wid, sid, (m) => {
       if (input.title !== undefined) {
         m.title = input.title;

@@ -54,6 +54,11 @@ export class ChatEngine {
     this.registry.attach(deps.ws);
   }
 
+  /** The model a turn of this workspace would use with `modelRef` as the session's choice. */
+  resolveModel(workspaceId: string, modelRef?: string): Promise<ResolvedModel> {
+    return resolveModel(this.deps.stores, workspaceId, { model: modelRef, field: modelRef ? 'model' : undefined });
+  }
+
   /** Files of the sessions (export and fork carry them). */
   get attachments(): AttachmentStore {
     return this.deps.attachments;

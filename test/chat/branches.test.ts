@@ -26,7 +26,12 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       relay = await RecordingRelay.start(mock.url);
       const baseUrl = type === 'native' ? relay.url : `${relay.url}/v1`;
       rig = await ChatRig.start([
-        { id: 'p', type, base_url: baseUrl, models: [model('m1'), model('m2', { supports_thinking: true, context_window: 64_000 })] },
+        {
+          id: 'p',
+          type,
+          base_url: baseUrl,
+          models: [model('m1', { supports_thinking: false }), model('m2', { supports_thinking: true, context_window: 64_000 })],
+        },
       ]);
     });
     after(async () => {
@@ -178,7 +183,7 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       assert.deepEqual(
         models.models.map((m: any) => [m.id, m.provider, m.context_window, m.supports_thinking, m.enabled]),
         [
-          ['p:m1', 'p', 200_000, true, true],
+          ['p:m1', 'p', 200_000, false, true],
           ['p:m2', 'p', 64_000, true, true],
         ],
       );
@@ -214,6 +219,16 @@ for (const type of ['compat', 'native', 'responsemode'] as const) {
       }
       const badThinking = await rig.call('PATCH', rig.sessionsPath(sid), { thinking: { enabled: true, budget: 10 } });
       assert.equal(badThinking.body.error.field, 'thinking.budget');
+      // Thinking for a model that cannot think (the profile's m1, or m1 named now) would be ignored: refused.
+      for (const body of [{ thinking: { enabled: true, budget: 3000 } }, { model: 'p:m1', thinking: { enabled: true, budget: 3000 } }]) {
+        const res = await rig.call('PATCH', rig.sessionsPath(sid), body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.body.error.field, 'thinking');
+        assert.match(res.body.error.message, /p:m1 does not support thinking/);
+      }
+      const after = await rig.session(sid);
+      assert.equal(after.model_override, null, 'a refused change applies nothing');
+      assert.equal(after.thinking_override, null);
     });
   });
 }
