@@ -70,6 +70,7 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
   before(async () => {
     const uiDir = await buildRenderer();
     mock = await Aimock.start([
+      { match: { userMessage: 'in one word' }, response: { content: 'Blue.' } },
       { match: { userMessage: 'describe the chart' }, response: { content: 'A blue chart.' } },
       { match: { userMessage: 'summarise the notes' }, response: { content: 'Notes summarised.' } },
       { match: { userMessage: 'big picture' }, response: { content: 'A big green picture.' } },
@@ -190,14 +191,21 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
   });
 
   it('editing a question that carried an image keeps the image on the new branch', async () => {
-    const question = conversation().getByRole('article', { name: 'You' }).filter({ hasText: 'describe the chart' }).first();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout: LONG });
+    const question = conversation()
+      .locator('article.msg-user')
+      .filter({ has: page.locator('.bubble', { hasText: /^describe the chart$/ }) });
     await question.getByRole('button', { name: 'Edit' }).click();
     const editor = page.getByRole('textbox', { name: 'Edit message' });
     await editor.fill('describe the chart in one word');
     await editor.press('Enter');
-    const edited = conversation().getByRole('article', { name: 'You' }).filter({ hasText: 'describe the chart in one word' });
+    await editor.waitFor({ state: 'detached', timeout: LONG });
+    await conversation().getByText('Blue.').waitFor({ timeout: LONG });
+    const edited = conversation()
+      .locator('article.msg-user')
+      .filter({ has: page.locator('.bubble', { hasText: 'describe the chart in one word' }) });
     await edited.getByRole('button', { name: 'Open chart.png at full size' }).waitFor({ timeout: LONG });
-    await conversation().getByText('A blue chart.').waitFor({ timeout: LONG });
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout: LONG });
     const user = (await sessionMessages()).find(
       (m) => m.role === 'user' && m.blocks.some((b: any) => b.text === 'describe the chart in one word'),
     );
@@ -209,7 +217,7 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
         ['text', 'describe the chart in one word'],
       ],
     );
-    assert.ok(user.siblings && user.siblings.count === 2, JSON.stringify(user.siblings));
+    assert.deepEqual(user.siblings, { index: 2, count: 2 });
   });
 
   it('an image a tool returned shows in its tool card', async () => {
