@@ -3,7 +3,6 @@ import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { once } from 'node:events';
 import { Router, type Request, type Response } from 'express';
 import type { ChatEngine } from '../chat/chat-engine.js';
 import { ImportError } from '../chat/import-kit.js';
@@ -51,16 +50,31 @@ async function sendJsonExport(
 ): Promise<void> {
   const head = JSON.stringify({ ...doc, attachments: [] });
   res.type('application/json; charset=utf-8');
-  const write = (chunk: string) => (res.write(chunk) ? Promise.resolve() : once(res, 'drain').then(() => undefined));
-  await write(`${head.slice(0, -'[]}'.length)}[`);
+  // A client that goes away mid-download ends the loop instead of leaving it waiting for 'drain'.
+  const write = (chunk: string): Promise<boolean> =>
+    res.write(chunk)
+      ? Promise.resolve(true)
+      : new Promise((resolve) => {
+          const done = (ok: boolean) => () => {
+            res.off('drain', drained);
+            res.off('close', closed);
+            resolve(ok);
+          };
+          const drained = done(true);
+          const closed = done(false);
+          res.once('drain', drained);
+          res.once('close', closed);
+        });
+  if (!(await write(`${head.slice(0, -'[]}'.length)}[`))) return;
   let first = true;
   for (const id of ids) {
+    if (res.destroyed) return;
     const found = await find(id);
     if (!found) continue;
     const data = await fs.readFile(found.file);
     const { name, mime, sha256 } = found.meta;
     const entry: ExportedAttachment = { id, name, mime, sha256, data_base64: data.toString('base64') };
-    await write(`${first ? '' : ','}${JSON.stringify(entry)}`);
+    if (!(await write(`${first ? '' : ','}${JSON.stringify(entry)}`))) return;
     first = false;
   }
   res.end(']}');
