@@ -1,6 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { saveAttachment } from '../attachments/attachment-store.js';
+import { ATTACHMENT_LIMITS } from '../attachments/attachment-api.js';
+import { saveAttachment, tooLarge } from '../attachments/attachment-store.js';
+import { bufferSource } from '../attachments/byte-source.js';
+import { detectAttachment } from '../attachments/detect-type.js';
 import { ApiError } from '../http/errors.js';
 import type { ImportResponse } from './branch-api.js';
 import { convertChatGpt } from './import-chatgpt.js';
@@ -59,6 +62,17 @@ async function* conversations(file: string): AsyncGenerator<ImportedSession> {
   throw new ImportError('', 'The file must be a ChatGPT conversations.json (a JSON array) or a service-session export (a JSON object).');
 }
 
+/** The preview runs the upload's checks on an export's files too, so it refuses what the import would. */
+async function checkFiles(files: NonNullable<ImportedSession['files']>): Promise<void> {
+  for (const f of files) {
+    const refused =
+      f.bytes.length > ATTACHMENT_LIMITS.maxBytes
+        ? tooLarge().message
+        : await detectAttachment(bufferSource(f.bytes)).then((d) => (d.ok ? null : d.message));
+    if (refused) throw new ImportError(f.path, `${f.path} (${f.name}): ${refused}`);
+  }
+}
+
 /** An export's files into a staged session: type-checked from the bytes like any upload. */
 async function writeFiles(dir: string, files: NonNullable<ImportedSession['files']>): Promise<void> {
   for (const f of files) {
@@ -93,7 +107,8 @@ export async function importSessions(store: SessionStore, workspaceId: string, f
         continue;
       }
       const meta = importedMeta(conv);
-      if (batch) {
+      if (!batch) await checkFiles(conv.files ?? []);
+      else {
         const write: Promise<void> = batch
           .add(meta, conv.records)
           .then(() => writeFiles(path.join(batch.stagedDir(meta.id), 'attachments'), conv.files ?? []))

@@ -119,6 +119,13 @@ describe('attachments travel with export, import and fork', () => {
     const id = createHash('sha256').update(html).digest('hex');
     hostile.attachments.push({ id, name: 'page.png', mime: 'image/png', sha256: id, data_base64: html.toString('base64') });
     hostile.messages[at].blocks.push({ type: 'image', attachment_id: id, mime: 'image/png', name: 'page.png' });
+    const preview = await api(rig.proc.url, 'POST', `${rig.sessionsPath()}/import?dry_run=1`, {
+      credential: rig.credential,
+      rawBody: JSON.stringify(hostile),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(preview.status, 400, 'the preview refuses what the import would');
+    assert.equal(preview.body.error.field, `attachments[${hostile.attachments.length - 1}]`);
     const refused = await importRaw(JSON.stringify(hostile));
     assert.equal(refused.status, 400, JSON.stringify(refused.body));
     assert.equal(refused.body.error.field, `attachments[${hostile.attachments.length - 1}]`);
