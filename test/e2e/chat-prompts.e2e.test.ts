@@ -26,7 +26,8 @@ describe('MCP prompts and resources in the composer (Chromium)', { timeout: 300_
     const uiDir = await buildRenderer();
     mock = await Aimock.start([
       { match: { userMessage: "What's weather in Lyon, Rhône?" }, response: { content: 'Sunny in Lyon.' } },
-      { match: { userMessage: 'read the attached architecture' }, response: { content: 'Read it.' } },
+      // Streamed slowly: the stored question (its resource as a file) shows while the reply still runs.
+      { match: { userMessage: 'read the attached architecture' }, response: { content: 'Read it.' }, chunkSize: 1, latency: 400 },
     ]);
     const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
     proc = paired.proc;
@@ -97,9 +98,11 @@ describe('MCP prompts and resources in the composer (Chromium)', { timeout: 300_
     await page.getByRole('list', { name: 'Attached resources' }).getByText('architecture.md').waitFor();
     await box().fill('read the attached architecture');
     await box().press('Enter');
+    // The snapshot shows as a file of the message, downloadable like an uploaded one, while the reply streams.
+    await conversation().getByRole('button', { name: 'architecture.md' }).waitFor({ timeout: LONG });
+    assert.equal(await page.getByRole('button', { name: 'Stop', exact: true }).count(), 1, 'the reply is still streaming');
     await conversation().getByText('Read it.').waitFor({ timeout: LONG });
     assert.equal(await page.getByRole('list', { name: 'Attached resources' }).count(), 0, 'attachments go with one message');
-    // The snapshot shows as a file of the message, downloadable like an uploaded one.
     await conversation().getByRole('button', { name: 'architecture.md' }).waitFor({ timeout: LONG });
     await screenshot(page, 'mcp-resource-snapshot');
     const [ws] = (await call('GET', '/api/workspaces')).workspaces;

@@ -3,6 +3,7 @@ import type { LiveSocket, SocketState } from '../api/live-socket';
 import {
   asTurnFrame,
   chatPath,
+  isCompaction,
   type ChatMessage,
   type SessionDetail,
   type SessionSummary,
@@ -293,6 +294,7 @@ export class ConversationStore {
         lastFiles: files,
       });
       if (live.lastSeq === 0 && this.pending.size === 0) this.lastFrameAt = Date.now();
+      if (resources.length) void this.storedQuestion(res.turn_id, res.message_id);
       return true;
     } catch (err) {
       this.set({ sending: null, sendError: err });
@@ -438,6 +440,22 @@ export class ConversationStore {
     else this.resumeAskedAt = 0;
     this.set({ live: merged }, false);
     if (turn.status !== 'running' && live.status === 'running') void this.finish(merged);
+  }
+
+  /**
+   * The stored form of a message just sent (its resources became files only on the backend): the
+   * question in the list is replaced by it, so its file chips show while the reply streams.
+   */
+  private async storedQuestion(turnId: string, messageId: string): Promise<void> {
+    const { ws, sid } = this.paths;
+    try {
+      const detail = await this.api.get<SessionDetail>(chatPath.session(ws, sid));
+      const stored = (detail.messages ?? []).find((m) => !isCompaction(m) && m.id === messageId);
+      if (!stored || this.state.live?.turnId !== turnId) return;
+      this.set({ messages: this.state.messages.map((m) => (m.id === messageId ? stored : m)) });
+    } catch {
+      // The list is read again when the turn ends.
+    }
   }
 
   /** Someone else's turn in this session: its user message comes from the newest page. */
