@@ -75,14 +75,10 @@ export class AttachmentStore {
   }
 
   /**
-   * Copies attachments into another session (fork: DESIGN 7). Each file is copied to a temporary
-   * name and renamed, so the target never holds a partial file; ids stay the same (content-addressed).
+   * Copies attachments of a session into an attachments folder (a fork's session while it is staged:
+   * DESIGN 7). Each file is copied to a temporary name and renamed, so the target never holds a
+   * partial file; ids stay the same (content-addressed).
    */
-  copy(workspaceId: string, fromSession: string, toSession: string, ids: Iterable<string>): Promise<string[]> {
-    return this.copyInto(workspaceId, fromSession, this.dir(workspaceId, toSession), ids);
-  }
-
-  /** `copy` into any attachments folder (a session being staged by a fork). */
   async copyInto(workspaceId: string, fromSession: string, target: string, ids: Iterable<string>): Promise<string[]> {
     await fs.mkdir(target, { recursive: true, mode: 0o700 });
     const copied: string[] = [];

@@ -36,9 +36,8 @@ export function resourceFileName(uri: string, index: number): string {
   return (name || 'resource') + (index > 0 ? `-${index + 1}` : '');
 }
 
-function binaryNote(part: { mime: string | null; blob?: string }): string {
-  const bytes = Math.floor(((part.blob ?? '').length * 3) / 4);
-  return `[binary content${part.mime ? `, ${part.mime}` : ''}, ${bytes} bytes, not included]`;
+function binaryNote(mime: string | null, bytes: number): string {
+  return `[binary content${mime ? `, ${mime}` : ''}, ${bytes} bytes, not included]`;
 }
 
 /** The files of one read: the text parts joined into one text file, each binary part its own file. */
@@ -94,7 +93,7 @@ export async function snapshotResources(
     for (const file of filesOf(snap)) {
       const saved = await saveFile(attachments, workspaceId, sessionId, file, field);
       if (saved) ids.push(saved.id);
-      else notes.push(binaryNote({ mime: file.binary?.mime ?? null, blob: file.bytes.toString('base64') }));
+      else notes.push(binaryNote(file.binary?.mime ?? null, file.bytes.length));
     }
     if (notes.length > 0) {
       const view = await saveFile(

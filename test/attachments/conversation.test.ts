@@ -81,7 +81,7 @@ describe('attachment store hooks for export and fork', () => {
       const a = await store.save('ws-1', 's-1', 'a.png', [png]);
       const b = await store.save('ws-1', 's-1', 'b.txt', [Buffer.from('bee\n')]);
       assert.deepEqual((await store.list('ws-1', 's-1')).map((m) => m.name).sort(), ['a.png', 'b.txt']);
-      assert.deepEqual(await store.copy('ws-1', 's-1', 's-2', [a.id, 'f'.repeat(64)]), [a.id]);
+      assert.deepEqual(await store.copyInto('ws-1', 's-1', store.dir('ws-1', 's-2'), [a.id, 'f'.repeat(64)]), [a.id]);
       const copied = await store.read('ws-1', 's-2', a.id);
       assert.deepEqual(copied.bytes, png);
       assert.equal(copied.meta.name, 'a.png');
