@@ -1,5 +1,5 @@
 // The backend's layers, bottom first: the one list that the lint (eslint.config.mjs) and the
-// import-graph test (test/architecture/) read; the README's Developing section explains it.
+// import-graph test (test/architecture/) read; docs/architecture.md explains it.
 // An area (a folder under backend/, or a file directly in it) imports only areas of its own
 // layer or of a lower one, never in a circle. A new area must be placed here before it lints.
 
@@ -41,7 +41,7 @@ export function backendLayerRules() {
           ? [
               {
                 regex: reaching(above, topLevel),
-                message: `Bad layering: ${area} (layer "${layer.name}") may import only its own or lower layers (scripts/backend-layers.mjs, README "Layers").`,
+                message: `Bad layering: ${area} (layer "${layer.name}") may import only its own or lower layers (scripts/backend-layers.mjs, docs/architecture.md).`,
               },
             ]
           : []),

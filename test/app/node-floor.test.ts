@@ -40,10 +40,10 @@ describe('Node floor: engines, the bundle target and Electron’s Node in step',
     const abi = readFileSync(path.join(path.dirname(require.resolve('electron/package.json')), 'abi_version'), 'utf8').trim();
     assert.equal(Number(abi), ELECTRON_RUNTIME.moduleVersion, 'the installed electron package has another NODE_MODULE_VERSION');
     assert.ok(major(ELECTRON_RUNTIME.node) >= NODE_FLOOR_MAJOR, `Electron's Node ${ELECTRON_RUNTIME.node} is below the floor`);
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(path.join(ROOT, 'docs', 'getting-started.md'), 'utf8');
     assert.ok(
       readme.includes(`Electron ${ELECTRON_RUNTIME.electronMajor} embeds Node ${ELECTRON_RUNTIME.node}`),
-      'the README names the Node that Electron embeds',
+      'docs/getting-started.md names the Node that Electron embeds',
     );
   });
 
