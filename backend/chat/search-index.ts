@@ -36,7 +36,7 @@ export interface SearchPage {
  */
 export class SearchIndex {
   private readonly queue = new SerialQueue();
-  private catching: Promise<void> | null = null;
+  private catching: Promise<boolean> | null = null;
   private readonly st: Record<'logBytes' | 'setBytes' | 'find' | 'insert' | 'update' | 'docDel' | 'docAdd', StatementSync>;
 
   private constructor(
@@ -168,10 +168,14 @@ export class SearchIndex {
     }
   }
 
-  /** Brings every session up to date (at start: after a rebuild, or logs changed while stopped), in the background. */
-  catchUp(): Promise<void> {
+  /** Brings every session up to date (at start: after a rebuild, or logs changed while stopped), in the background; false when it failed. */
+  catchUp(): Promise<boolean> {
     this.catching ??= this.walk()
-      .catch((err: Error) => this.logger.error(`search: indexing the history failed: ${err.message}`))
+      .then(() => true)
+      .catch((err: Error) => {
+        this.logger.error(`search: indexing the history failed: ${err.message}`);
+        return false;
+      })
       .finally(() => {
         this.catching = null;
       });

@@ -29,7 +29,9 @@ export class SessionSearch {
     this.index ??= SearchIndex.open(path.join(this.paths.root, 'search-index.sqlite'), this.paths.workspacesDir, this.logger).then(
       (index) => {
         // In the background: a search meanwhile answers with what is indexed and `indexing: true`.
-        void index.catchUp();
+        // The documented "idle" signal (docs/command-line.md): after it the backend writes to the
+        // data directory only for a request, a turn or a scheduled backup.
+        void index.catchUp().then((ok) => ok && this.logger.info('search: index up to date'));
         return index;
       },
     );

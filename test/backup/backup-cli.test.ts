@@ -140,6 +140,9 @@ describe('backup and restore sub-commands', () => {
     const snapshot = onlySnapshot(dataDir, 'manual');
     const proc = await BackendProcess.start({ dataDir });
     procs.push(proc);
+    // The start-up work (the search index catching up, which writes search-index.sqlite) is over:
+    // from here on only the refused restore could change the tree.
+    await proc.waitForLine(/^search: index up to date$/, 30_000);
     const tree = treeOf(dataDir);
     const r = runCli(['restore', snapshot, '-data', dataDir]);
     assert.equal(r.status, 1);
