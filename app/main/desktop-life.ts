@@ -28,6 +28,8 @@ export interface DesktopLife {
   onMainClose(event: { preventDefault(): void }, window: BrowserWindow): void;
   /** Before quit: install a postponed update (after its snapshot). True when it took over the quit. */
   installPendingUpdate(): Promise<boolean>;
+  /** Shows or hides the quick-ask window, as the global shortcut and the tray menu do. */
+  openQuickAsk(): void;
   dispose(): void;
 }
 
@@ -153,6 +155,7 @@ export async function setUpDesktopLife(deps: DesktopLifeDeps): Promise<DesktopLi
       event.preventDefault();
       window.hide();
     },
+    openQuickAsk,
     async installPendingUpdate() {
       return updates?.pendingVersion ? updates.install() : false;
     },

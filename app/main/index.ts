@@ -115,6 +115,7 @@ async function run(): Promise<void> {
       whenLoaded(target.webContents, () => sendConnectRemote(target));
     },
     useLocalBackend: () => void remotes.useLocal(),
+    quickAsk: () => life.desktop?.openQuickAsk(),
   });
   // The renderer reads the backend's URL when its page loads: if a backend comes back on another
   // address (a backend outside the app went away and the app started its own), reload the page.

@@ -8,6 +8,7 @@ export interface MenuActions {
   openLogFolder(): void;
   connectRemote(): void;
   useLocalBackend(): void;
+  quickAsk(): void;
 }
 
 export function installMenu(actions: MenuActions): void {
@@ -17,6 +18,9 @@ export function installMenu(actions: MenuActions): void {
     {
       label: 'File',
       submenu: [
+        // Also on the tray and the global shortcut; here for desktops without a tray area.
+        { id: 'quick-ask', label: 'Quick Ask', click: () => actions.quickAsk() },
+        { type: 'separator' },
         { label: 'Show Logs', accelerator: 'CmdOrCtrl+L', click: () => actions.showLogs() },
         { label: 'Restart Backend', click: () => actions.restartBackend() },
         { label: 'Reset Pairing…', click: () => actions.resetPairing() },

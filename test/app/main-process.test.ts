@@ -65,7 +65,7 @@ describe(
       );
       assert.equal((await next((m) => m.type === 'loadURL')).url, 'app://renderer/');
       const menu = await next((m) => m.type === 'menu');
-      for (const label of ['Show Logs', 'Restart Backend', 'Reset Pairing…', 'Open Data Folder', 'Open Log Folder'])
+      for (const label of ['Quick Ask', 'Show Logs', 'Restart Backend', 'Reset Pairing…', 'Open Data Folder', 'Open Log Folder'])
         assert.ok(menu.labels.includes(label), label);
     });
 
@@ -110,6 +110,13 @@ describe(
         assert.ok(code.channels.includes(channel), channel);
       const foreign = await command({ cmd: 'invoke', channel: 'pairing:code', sender: 'https://example.com/' }, 'invoked');
       assert.equal(foreign.value.error.code, 'untrusted_sender');
+    });
+
+    it('"Quick Ask" in the File menu opens the quick-ask window (desktops without a tray area reach it there)', async () => {
+      const from = harness.messages.length;
+      const clicked = await command({ cmd: 'click', label: 'Quick Ask' }, 'clicked');
+      assert.equal(clicked.found, true);
+      assert.match((await next((m) => m.type === 'loadURL', 10_000, from)).url, /^app:\/\/renderer\/#\/?quick-ask$/);
     });
 
     it('"Show Logs" with no window opens one at the logs page and reaches it once loaded', async () => {
