@@ -42,6 +42,7 @@ if (!electron) {
   console.log(`${why}; starting the headless backend instead (npm run backend).`);
   process.exit(await run(npm, ['run', '--silent', 'backend', ...(args.length ? ['--', ...args] : [])]));
 }
-const built = await run(npm, ['run', '--silent', 'build']);
+// Only what changed since the last start is rebuilt (scripts/build-stale.mjs).
+const built = await run(process.execPath, ['scripts/build-stale.mjs', 'app']);
 if (built !== 0) process.exit(built);
 process.exit(await run(electron, ['dist-app/main/index.js', ...args]));
