@@ -39,7 +39,11 @@ export default defineConfig(({ mode }): UserConfig => {
         output: {
           format: target.format,
           entryFileNames: path.basename(target.out),
-          codeSplitting: false,
+          // The backend's dynamic imports become chunks loaded on first use (BUILD_OUTPUT.backendChunks);
+          // main, preload and the backend's small entry stay one file each.
+          ...(mode === 'backend-main'
+            ? { chunkFileNames: `${path.basename(BUILD_OUTPUT.backendChunks)}/[name]-[hash].mjs` }
+            : { codeSplitting: false as const }),
         },
       },
     },

@@ -15,6 +15,12 @@ export const BUILD_OUTPUT = {
    * Node's compile cache before loading it (a module compiled before the cache is on is not cached).
    */
   backendMain: 'dist-app/backend/service-main.mjs',
+  /**
+   * What the backend loads on first use (PDF text, the swap builder and ethers, the MCP SDK and its
+   * OAuth, certificate generation, the provider adapters), split out so a start neither parses nor
+   * keeps it: one self-contained file made the bundle idle heavier than the unbundled build.
+   */
+  backendChunks: 'dist-app/backend/chunks',
   /** Built by the renderer's own Vite config. */
   renderer: 'dist/renderer',
 } as const;

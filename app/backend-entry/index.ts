@@ -1,6 +1,6 @@
 // The app's backend entry, run by the app in an Electron utility process and by `npm run backend`
-// with plain Node. It stays small and loads the backend (service-main.mjs, one self-contained file
-// built beside it) only after three things:
+// with plain Node. It stays small and loads the backend (service-main.mjs, built beside it with the
+// chunks/ it loads on first use) only after three things:
 // - ELECTRON_RUN_AS_NODE is never needed here, and deleting one inherited from the environment keeps
 //   it out of every process the backend spawns (an Electron-based tool server would start as Node);
 // - an older Node gets one clear line instead of a missing API later;

@@ -119,7 +119,9 @@ describe('electron-builder --linux dir, offline, with a stand-in Electron', { sk
 
   it('resources/: the asar and the backend, nothing unpacked, no node_modules, no anvil, no source maps', () => {
     assert.deepEqual(readdirSync(resources).sort(), ['app.asar', 'backend']);
-    assert.deepEqual(readdirSync(path.join(resources, 'backend')).sort(), ['service-backend.mjs', 'service-main.mjs']);
+    assert.deepEqual(readdirSync(path.join(resources, 'backend')).sort(), ['chunks', 'service-backend.mjs', 'service-main.mjs']);
+    const chunks = readdirSync(path.join(resources, 'backend', 'chunks'));
+    assert.ok(chunks.length > 0 && chunks.every((f) => f.endsWith('.mjs')), chunks.join(' '));
     const everything = readdirSync(unpacked, { recursive: true }).map(String);
     assert.equal(
       everything.some((f) => f.includes('node_modules') || f.endsWith('.map') || /anvil/i.test(f)),
@@ -152,20 +154,29 @@ describe('electron-builder --linux dir, offline, with a stand-in Electron', { sk
     const version = spawnSync(process.execPath, [entry, 'version'], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(version.status, 0, version.stderr);
     assert.match(version.stdout, /^\d+\.\d+\.\d+/);
-    const child = spawn(process.execPath, [entry, '-port', '0', '-swap-port', 'off', '-data', path.join(work, 'data')], {
+    const child = spawn(process.execPath, [entry, '-port', '0', '-swap-port', '0', '-data', path.join(work, 'data')], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let text = '';
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = '';
+      const [url, swapUrl] = await new Promise<[string, string]>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => {
           text += chunk.toString();
           const m = /^listening on (\S+)$/m.exec(text);
-          if (m) resolve(m[1]);
+          const swap = /^swap builder listening on (\S+)$/m.exec(text);
+          if (m && swap) resolve([m[1], swap[1]]);
         });
         child.once('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
       });
       assert.equal((await fetch(`${url}/health`)).status, 200);
+      // The swap listener loads its route builder from chunks/ on its first request: a validation
+      // answer (not a 500 from a missing chunk) shows the packaged chunks are found.
+      const build = await fetch(`${swapUrl}/api/v1/route/build`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ chainId: 56 }),
+      });
+      assert.equal(build.status, 400, await build.text());
     } finally {
       child.kill('SIGTERM');
     }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -46,7 +46,11 @@ describe('electron-builder.yml', () => {
     const [backend] = config.extraResources;
     assert.equal(backend.from, path.posix.dirname(BUILD_OUTPUT.backend));
     assert.equal(backend.to, PACKAGED.backendDir);
-    assert.deepEqual(backend.filter, [path.posix.basename(BUILD_OUTPUT.backend), path.posix.basename(BUILD_OUTPUT.backendMain)]);
+    assert.deepEqual(backend.filter, [
+      path.posix.basename(BUILD_OUTPUT.backend),
+      path.posix.basename(BUILD_OUTPUT.backendMain),
+      `${path.posix.relative(backend.from, BUILD_OUTPUT.backendChunks)}/*.mjs`,
+    ]);
     assert.equal(path.posix.dirname(BUILD_OUTPUT.backendMain), backend.from, 'the entry loads service-main.mjs from its own folder');
     const packaged = runtimePaths({ isPackaged: true, appRoot: '/app.asar', resourcesPath: '/res' });
     assert.equal(packaged.backendEntry, path.join('/res', backend.to, backend.filter[0]));
@@ -75,6 +79,7 @@ describe('the bundled backend (dist-app, from npm run build:app)', () => {
     const entry = path.join(dir, path.basename(built));
     copyFileSync(built, entry);
     copyFileSync(path.join(ROOT, BUILD_OUTPUT.backendMain), path.join(dir, path.basename(BUILD_OUTPUT.backendMain)));
+    cpSync(path.join(ROOT, BUILD_OUTPUT.backendChunks), path.join(dir, path.basename(BUILD_OUTPUT.backendChunks)), { recursive: true });
     supervisor = new BackendSupervisor({
       entry,
       dataDir: path.join(dir, 'data'),
