@@ -99,7 +99,10 @@ export function appLayerRules() {
           regex: 'backend/(?!(data|backup|cli)/|main\\.js$|.*-api\\.js$)',
           message: 'The app takes from the backend only contract files (`*-api.ts`), data/, backup/ and cli/ helpers, or main.js.',
         },
-        { regex: '^(\\.\\./)+renderer/', message: 'The desktop shell talks to the renderer over IPC (app/ipc/contract.ts), never by import.' },
+        {
+          regex: '^(\\.\\./)+renderer/',
+          message: 'The desktop shell talks to the renderer over IPC (app/ipc/contract.ts), never by import.',
+        },
       ],
     },
     'scripts/renderer-layers.mjs',

@@ -118,7 +118,5 @@ export function ReadySession(props: {
     return () => window.removeEventListener('storage', onStorage);
   }, [nodeId, credential, onCredential]);
 
-  return (
-<SessionProvider session={session}>{props.children}</SessionProvider>
-  );
+  return <SessionProvider session={session}>{props.children}</SessionProvider>;
 }
