@@ -45,7 +45,10 @@ function reaching(areas, fromTopLevel) {
  * above it plus the tree's own fences (`paths`, `patterns`), since a later block replaces the rule.
  */
 function layerRules(root, layers, fences, where) {
-  return layers.flatMap((layer, i) => {
+  // The fences alone for the whole tree first: an area not yet placed still gets them (the
+  // import-graph test then names it).
+  const everywhere = { files: [`${root}/**/*.{ts,tsx}`], rules: { 'no-restricted-imports': ['error', fences] } };
+  const perArea = layers.flatMap((layer, i) => {
     const above = layers.slice(i + 1).flatMap((l) => l.areas);
     return layer.areas.map((area) => {
       const patterns = [
@@ -65,6 +68,7 @@ function layerRules(root, layers, fences, where) {
       };
     });
   });
+  return [everywhere, ...perArea];
 }
 
 export function rendererLayerRules() {

@@ -147,5 +147,8 @@ describe('the renderer checks fail on a planted cycle', () => {
     const [appUp] = await lint("import { x } from '../main/index.js';\nexport const y = x;\n", 'app/logs/planted.ts');
     assert.match(appUp ?? '', /Bad layering: logs/);
     assert.deepEqual(await lint("import { useT } from '../i18n/i18n';\nexport const t = useT;\n", 'renderer/src/chat/planted.tsx'), []);
+    // An area no layer places yet still keeps the renderer's fences.
+    const [fenced] = await lint("import { readFile } from 'node:fs';\nexport const r = readFile;\n", 'renderer/src/widgets/planted.tsx');
+    assert.match(fenced ?? '', /plain browser/);
   });
 });
