@@ -4,11 +4,13 @@
 // The import rules at the end hold the architecture: the layers of backend/, renderer/ and app/ point
 // one way (the lists are in scripts/backend-layers.mjs and scripts/renderer-layers.mjs), and the
 // renderer and the app reach the backend only through its contract files (`*-api.ts`: types and
-// schemas, nothing that drags express or ethers along).
+// schemas, nothing that drags express or ethers along); `architecture/no-cycle` (scripts/import-graph.mjs)
+// fails on a cycle between files or areas of any of the three trees.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { backendLayerRules } from './scripts/backend-layers.mjs';
+import { architecturePlugin } from './scripts/import-graph.mjs';
 import { appLayerRules, rendererLayerRules } from './scripts/renderer-layers.mjs';
 
 export default tseslint.config(
@@ -86,4 +88,10 @@ export default tseslint.config(
   ...backendLayerRules(),
   ...rendererLayerRules(),
   ...appLayerRules(),
+  {
+    // The import rules above see one import at a time; this one sees each tree's whole graph.
+    files: ['backend/**/*.ts', 'renderer/src/**/*.{ts,tsx}', 'app/**/*.ts'],
+    plugins: { architecture: architecturePlugin },
+    rules: { 'architecture/no-cycle': 'error' },
+  },
 );

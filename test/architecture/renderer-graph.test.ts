@@ -1,7 +1,8 @@
 // The renderer's and the desktop shell's architecture as data, as import-graph.test.ts holds the
 // backend's: no cycle between files or areas of renderer/src/ or app/, every import points down the
 // layer lists the lint also reads (scripts/renderer-layers.mjs), and each tree reaches outside itself
-// only where it may. The last cases plant a cycle and an upward import and watch both checks fail.
+// only where it may. The last cases plant a cycle and an upward import and watch the graph checks,
+// the import rules and the `architecture/no-cycle` lint rule fail on them.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { areaGraph, cycles, layering, readGraph, unresolved, type Graph, type Layer } from './graph-kit.js';
+import { architecturePlugin, areaGraph, cycles, layering, readGraph, unresolved, type Graph, type Layer } from './graph-kit.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RENDERER = path.join(ROOT, 'renderer', 'src');
@@ -81,11 +82,12 @@ describe('app import graph', () => {
 });
 
 describe('the renderer checks fail on a planted cycle', () => {
-  const copy = mkdtempSync(path.join(tmpdir(), 'renderer-graph-'));
-  after(() => rmSync(copy, { recursive: true, force: true }));
+  const copyRoot = mkdtempSync(path.join(tmpdir(), 'renderer-graph-'));
+  const copy = path.join(copyRoot, 'renderer', 'src');
+  after(() => rmSync(copyRoot, { recursive: true, force: true }));
   cpSync(RENDERER, copy, { recursive: true });
 
-  it('finds a file cycle, an area cycle and the upward import in a copy of renderer/src', () => {
+  it('finds a file cycle, an area cycle and the upward import in a copy of renderer/src, and so does the lint', async () => {
     // ui/controls.tsx reaching up into the shell (which imports the ui kit): an area cycle and an upward import.
     const controls = path.join(copy, 'ui', 'controls.tsx');
     writeFileSync(
@@ -109,6 +111,37 @@ describe('the renderer checks fail on a planted cycle', () => {
       JSON.stringify(found.areaCycles),
     );
     assert.ok(found.upward.includes('ui -> shell'), JSON.stringify(found.upward));
+
+    // The lint's `architecture/no-cycle` rule (part of `npm run check`) reads the same graph.
+    const eslint = new ESLint({
+      cwd: copyRoot,
+      overrideConfigFile: true,
+      overrideConfig: [
+        { files: ['**/*.{ts,tsx}'], languageOptions: { parser: tseslint.parser as Linter.Parser } },
+        {
+          files: ['renderer/src/**/*.{ts,tsx}'],
+          plugins: { architecture: architecturePlugin as ESLint.Plugin },
+          rules: { 'architecture/no-cycle': 'error' },
+        },
+      ],
+    });
+    const results = await eslint.lintFiles([
+      'renderer/src/chat/planted-a.ts',
+      'renderer/src/ui/controls.tsx',
+      'renderer/src/i18n/i18n.tsx',
+    ]);
+    const reported = Object.fromEntries(
+      results.map((r) => [path.relative(copy, r.filePath).split(path.sep).join('/'), r.messages.map((m) => m.message)]),
+    );
+    assert.match(
+      reported['chat/planted-a.ts'].join('\n'),
+      /Import cycle between files of renderer\/src\/: chat\/planted-a\.ts, chat\/planted-b\.ts/,
+    );
+    assert.match(
+      reported['ui/controls.tsx'].join('\n'),
+      /Import cycle between areas of renderer\/src\/: .*shell.*ui.* \(this file imports shell\)/,
+    );
+    assert.deepEqual(reported['i18n/i18n.tsx'], [], 'a file on no cycle is not reported');
   });
 
   it('finds a new area that no layer places', () => {
