@@ -1,13 +1,17 @@
 // Lint for the whole tree: `npm run lint` (part of `npm run check`, which `npm test` runs first).
 // Type-aware rules catch what tsc does not: floating promises, promises passed where a callback's
 // result is ignored, switches that miss a union member; the React hooks rules guard the renderer.
-// The import rules at the end hold the architecture: backend layers point one way (the list is in
-// scripts/backend-layers.mjs), and the renderer and the app reach the backend only through its
-// contract files (`*-api.ts`: types and schemas, nothing that drags express or ethers along).
+// The import rules at the end hold the architecture: the layers of backend/, renderer/ and app/ point
+// one way (the lists are in scripts/backend-layers.mjs and scripts/renderer-layers.mjs), and the
+// renderer and the app reach the backend only through its contract files (`*-api.ts`: types and
+// schemas, nothing that drags express or ethers along); `architecture/no-cycle` (scripts/import-graph.mjs)
+// fails on a cycle between files or areas of any of the three trees.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { backendLayerRules } from './scripts/backend-layers.mjs';
+import { architecturePlugin } from './scripts/import-graph.mjs';
+import { appLayerRules, rendererLayerRules } from './scripts/renderer-layers.mjs';
 
 export default tseslint.config(
   {
@@ -82,40 +86,12 @@ export default tseslint.config(
     },
   },
   ...backendLayerRules(),
+  ...rendererLayerRules(),
+  ...appLayerRules(),
   {
-    files: ['renderer/src/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'The renderer runs in a plain browser too (DESIGN 1).' }],
-          patterns: [
-            {
-              regex: 'backend/(?!.*-api(\\.js)?$)',
-              message: "The renderer takes only types and schemas from the backend's contract files (`*-api.ts`).",
-            },
-            { regex: '^node:', message: 'The renderer runs in a plain browser too (DESIGN 1).' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['app/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              // The shell shares the data-directory helpers, the snapshots (a backup before an update) and
-              // the CLI sub-commands, and starts main.js.
-              regex: 'backend/(?!(data|backup|cli)/|main\\.js$|.*-api\\.js$)',
-              message: 'The app takes from the backend only contract files (`*-api.ts`), data/, backup/ and cli/ helpers, or main.js.',
-            },
-          ],
-        },
-      ],
-    },
+    // The import rules above see one import at a time; this one sees each tree's whole graph.
+    files: ['backend/**/*.ts', 'renderer/src/**/*.{ts,tsx}', 'app/**/*.ts'],
+    plugins: { architecture: architecturePlugin },
+    rules: { 'architecture/no-cycle': 'error' },
   },
 );

@@ -16,6 +16,7 @@ import { useT } from './i18n/i18n';
 import type { BackendState } from './platform/shell-bridge';
 import { RemoteHost } from './remote/remote-host';
 import { RemoteRefusedScreen } from './remote/remote-refused';
+import { Pages } from './shell/pages';
 
 type Phase =
   | { kind: 'starting' }
@@ -143,6 +144,8 @@ function AppPhase({
         );
       }}
       onCredential={(next) => setPhase((p) => (current(p) ? { kind: 'ready', baseUrl, nodeId, credential: next } : p))}
-    />
+    >
+      <Pages baseUrl={baseUrl} />
+    </ReadySession>
   );
 }

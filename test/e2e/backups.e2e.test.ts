@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
-import { buildRenderer, launchChromium, watchErrors } from './browser.js';
-import { pageCredential } from './chat-page-kit.js';
+import { openPaired } from './paired-page.js';
 
 /** The Backups page: take one, see it listed with date and size, restore it (confirmed), delete. */
 describe('backups page', { timeout: 120_000 }, () => {
@@ -14,17 +13,7 @@ describe('backups page', { timeout: 120_000 }, () => {
   let credential: string;
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir }, args: ['-swap-port', 'off'] });
-    await proc.waitForLine(/^pairing code: \d{6}/);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    errors = watchErrors(page);
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
-    credential = await pageCredential(page);
+    ({ proc, browser, page, errors, credential } = await openPaired({ backend: { args: ['-swap-port', 'off'] } }));
   });
 
   after(async () => {

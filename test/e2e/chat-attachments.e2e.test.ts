@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
-import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
+import type { BackendProcess } from '../helpers/backend-process.js';
 import { makePng } from '../helpers/test-files.js';
 import { everythingStdio } from '../mcp/mcp-test-kit.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairedContext, startPairedUi } from './paired-page.js';
 import { apiAs, axeViolations, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -68,7 +69,6 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
   };
 
   before(async () => {
-    const uiDir = await buildRenderer();
     mock = await Aimock.start([
       { match: { userMessage: 'in one word' }, response: { content: 'Blue.' } },
       { match: { userMessage: 'describe the chart' }, response: { content: 'A blue chart.' } },
@@ -80,7 +80,7 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
         response: { toolCalls: [{ name: 'ev__get-tiny-image', arguments: '{}', id: 'call_tiny' }] },
       },
     ]);
-    const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
+    const paired = await startPairedUi();
     proc = paired.proc;
     credential = paired.credential;
     call = apiAs(proc.url, credential);
@@ -91,10 +91,7 @@ describe('chat attachments in Chromium: button, paste, drop, thumbnails, downsca
     workspaceId = (await call('POST', '/api/workspaces', { name: 'Files' })).id;
     await call('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio({ approval: 'auto' }) } });
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    await context.addInitScript({
-      content: `localStorage.setItem(${JSON.stringify(`service.credential:${proc.url}`)}, ${JSON.stringify(paired.credential)});`,
-    });
+    const context = await pairedContext(browser, proc, paired.credential);
     page = await context.newPage();
     // The machine may be shared and busy: Playwright's 30 s default is too tight for a cold page.
     page.setDefaultTimeout(LONG);

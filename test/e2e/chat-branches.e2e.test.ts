@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
 import { BackendProcess, tempDir } from '../helpers/backend-process.js';
 import { CONVERSATIONS } from '../chat/fixtures/chatgpt-export.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 import { apiAs, axeViolations, pageCredential } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -38,7 +39,6 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
   };
 
   before(async () => {
-    const uiDir = await buildRenderer();
     mock = await Aimock.start([
       { match: { userMessage: 'first question' }, response: { content: 'First answer.' } },
       { match: { userMessage: 'regen me', sequenceIndex: 0 }, response: { content: 'Original reply.' } },
@@ -47,8 +47,7 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
       { match: { userMessage: '继续' }, response: { content: '好的，继续。' } },
       { match: { userMessage: '' }, response: { content: 'Something else.' } },
     ]);
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true });
     errors = watchErrors(page);
@@ -62,10 +61,7 @@ describe('branches, models, export and import in Chromium', { timeout: 420_000 }
   });
 
   it('sets up: pairs, a provider with two models, a workspace', async () => {
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(page, proc);
     call = apiAs(proc.url, await pageCredential(page));
     await call('POST', '/api/config/providers', {
       id: 'mock',

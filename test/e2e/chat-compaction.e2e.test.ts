@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
-import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import type { BackendProcess } from '../helpers/backend-process.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairedContext, startPairedUi } from './paired-page.js';
 import { apiAs, axeViolations, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -16,14 +17,13 @@ describe('chat page: the context gauge and the note where a session was compacte
   let errors: string[];
 
   before(async () => {
-    const uiDir = await buildRenderer();
     // Every reply reports 1,500 input tokens of a 2,000-token window: past the 50 % threshold.
     const usage = { prompt_tokens: 1500, completion_tokens: 5 };
     mock = await Aimock.start([
       { match: { userMessage: 'Summarize this conversation' }, response: { content: 'SUMMARY-OF-OLD: the user asked rounds.' } },
       { match: { userMessage: 'round' }, response: { content: 'Reply to a round.', usage } },
     ]);
-    const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
+    const paired = await startPairedUi();
     proc = paired.proc;
     const call = apiAs(proc.url, paired.credential);
     await call('POST', '/api/config/providers', mockProvider(mock.url, { context_window: 2000 }));
@@ -31,10 +31,7 @@ describe('chat page: the context gauge and the note where a session was compacte
     await call('PUT', '/api/profiles/small', { compression: { enabled: true, threshold_percent: 50, cooldown_seconds: 0 } });
     await call('POST', '/api/workspaces', { name: 'Small window', profile_id: 'small' });
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    await context.addInitScript({
-      content: `localStorage.setItem(${JSON.stringify(`service.credential:${proc.url}`)}, ${JSON.stringify(paired.credential)});`,
-    });
+    const context = await pairedContext(browser, proc, paired.credential);
     page = await context.newPage();
     errors = watchErrors(page);
   });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { BackendProcess } from '../helpers/backend-process.js';
+import type { BackendProcess } from '../helpers/backend-process.js';
 import { writeSession } from '../helpers/history-gen.js';
-import { buildRenderer, launchChromium, watchErrors } from './browser.js';
+import { openPaired } from './paired-page.js';
 import { apiAs, pageCredential } from './chat-page-kit.js';
 
 const SESSIONS = 250;
@@ -27,16 +27,7 @@ describe('chat history in Chromium: the list pages as it scrolls, search pages',
   let errors: string[];
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
-    await proc.waitForLine(/^pairing code: \d{6}/);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    errors = watchErrors(page);
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    ({ proc, browser, page, errors } = await openPaired());
     const call = apiAs(proc.url, await pageCredential(page));
     const ws = await call('POST', '/api/workspaces', { name: 'History' });
     const root = path.join(proc.dataDir, 'workspaces', ws.id, 'sessions');

@@ -4,7 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { Aimock, type AimockFixture } from '../helpers/aimock.js';
 import { BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 import { apiAs, mockProvider, pageCredential } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -46,10 +47,8 @@ describe('chat Markdown: highlighting, math, tables, copy', { timeout: 240_000 }
   };
 
   before(async () => {
-    const uiDir = await buildRenderer();
     mock = await Aimock.start(FIXTURES);
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir }, args: ['-swap-port', 'off'] });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend({ args: ['-swap-port', 'off'] });
     browser = await launchChromium();
     const context = await browser.newContext({
       viewport: { width: 1280, height: 800 },
@@ -59,10 +58,7 @@ describe('chat Markdown: highlighting, math, tables, copy', { timeout: 240_000 }
     page = await context.newPage();
     errors = watchErrors(page);
     page.on('request', (r) => requested.push(new URL(r.url()).pathname));
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(page, proc);
     const call = apiAs(proc.url, await pageCredential(page));
     await call('POST', '/api/config/providers', mockProvider(mock.url, { context_window: 32000 }));
     await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });

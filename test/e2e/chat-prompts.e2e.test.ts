@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
-import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
+import type { BackendProcess } from '../helpers/backend-process.js';
 import { everythingStdio } from '../mcp/mcp-test-kit.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairedContext, startPairedUi } from './paired-page.js';
 import { apiAs, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -23,13 +24,12 @@ describe('MCP prompts and resources in the composer (Chromium)', { timeout: 300_
   const box = () => page.getByRole('textbox', { name: 'Message' });
 
   before(async () => {
-    const uiDir = await buildRenderer();
     mock = await Aimock.start([
       { match: { userMessage: "What's weather in Lyon, Rhône?" }, response: { content: 'Sunny in Lyon.' } },
       // Streamed slowly: the stored question (its resource as a file) shows while the reply still runs.
       { match: { userMessage: 'read the attached architecture' }, response: { content: 'Read it.' }, chunkSize: 1, latency: 400 },
     ]);
-    const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
+    const paired = await startPairedUi();
     proc = paired.proc;
     call = apiAs(proc.url, paired.credential);
     await call('POST', '/api/config/providers', mockProvider(mock.url, { context_window: 64_000, supports_tools: true }));
@@ -37,10 +37,7 @@ describe('MCP prompts and resources in the composer (Chromium)', { timeout: 300_
     await call('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio() } });
     await call('POST', '/api/workspaces', { name: 'Prompts' });
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    await context.addInitScript({
-      content: `localStorage.setItem(${JSON.stringify(`service.credential:${proc.url}`)}, ${JSON.stringify(paired.credential)});`,
-    });
+    const context = await pairedContext(browser, proc, paired.credential);
     page = await context.newPage();
     errors = watchErrors(page);
     await page.goto(proc.url + '/');

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Aimock, type AimockFixture } from '../helpers/aimock.js';
-import { startPaired, type BackendProcess } from '../helpers/backend-process.js';
+import type { BackendProcess } from '../helpers/backend-process.js';
 import { everythingStdio } from '../mcp/mcp-test-kit.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairedContext, startPairedUi } from './paired-page.js';
 import { apiAs, axeViolations, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -44,9 +45,8 @@ describe('chat tool calls in Chromium: cards, Allow / Deny / Always allow', { ti
   };
 
   before(async () => {
-    const uiDir = await buildRenderer();
     mock = await Aimock.start(FIXTURES);
-    const paired = await startPaired({ env: { SERVICE_UI_DIR: uiDir } });
+    const paired = await startPairedUi();
     proc = paired.proc;
     const call = apiAs(proc.url, paired.credential);
     await call('POST', '/api/config/providers', mockProvider(mock.url, { context_window: 64_000, supports_tools: true }));
@@ -54,11 +54,8 @@ describe('chat tool calls in Chromium: cards, Allow / Deny / Always allow', { ti
     await call('PUT', '/api/mcp/global', { mcpServers: { ev: everythingStdio() } });
     await call('POST', '/api/workspaces', { name: 'Tools' });
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     // Paired through the API: the page starts with the credential a pairing would have stored.
-    await context.addInitScript({
-      content: `localStorage.setItem(${JSON.stringify(`service.credential:${proc.url}`)}, ${JSON.stringify(paired.credential)});`,
-    });
+    const context = await pairedContext(browser, proc, paired.credential);
     page = await context.newPage();
     errors = watchErrors(page);
     await page.goto(proc.url + '/');

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
 import { BackendProcess } from '../helpers/backend-process.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 import { apiAs, axeViolations, CHAT_FIXTURES, pageCredential, mockProvider } from './chat-page-kit.js';
 
 const LONG = 60_000;
@@ -40,10 +41,8 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
   };
 
   before(async () => {
-    const uiDir = await buildRenderer();
     mock = await Aimock.start(CHAT_FIXTURES);
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     errors = watchErrors(page);
@@ -61,10 +60,7 @@ describe('chat page in Chromium against the real backend and aimock', { timeout:
   });
 
   it('pairs, opens on Chat (first in the navigation) and creates a workspace right there', async () => {
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(page, proc);
     const nav = page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link');
     assert.equal(await nav.first().innerText(), 'Chat');
     call = apiAs(proc.url, await pageCredential(page));

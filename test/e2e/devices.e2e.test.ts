@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 import { apiAs, mockProvider, pageCredential } from './chat-page-kit.js';
 
 /** Nothing wider than the window (the page would scroll sideways on a phone). */
@@ -31,16 +32,11 @@ describe('devices in the UI: invite with QR, join from a phone, revoke', { timeo
   const errors: string[] = [];
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend();
     browser = await launchChromium();
     desktop = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     errors.push(...watchErrors(desktop));
-    await desktop.goto(proc.url + '/');
-    await desktop.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await desktop.getByRole('button', { name: 'Pair', exact: true }).click();
-    await desktop.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(desktop, proc);
     phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US', isMobile: true, hasTouch: true });
     phone = await phoneContext.newPage();
     errors.push(...watchErrors(phone));

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page, Response } from 'playwright-core';
 import { BackendProcess, tempDir } from '../helpers/backend-process.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 
 function apiCall(page: Page, method: string, suffix: string): Promise<Response> {
   return page.waitForResponse((r) => r.request().method() === method && new URL(r.url()).pathname === suffix);
@@ -45,23 +46,18 @@ describe('management screens without friction', { timeout: 240_000 }, () => {
   const file = (name: string) => readFileSync(path.join(proc.dataDir, name), 'utf8');
 
   before(async () => {
-    const uiDir = await buildRenderer();
     router = await fakeRouter();
     // A config.yaml with a lax mode: the repair warning must reach stderr.
     const dataDir = path.join(tempDir('svc-friction-'), 'data');
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(path.join(dataDir, 'config.yaml'), 'providers: []\n');
     chmodSync(path.join(dataDir, 'config.yaml'), 0o644);
-    proc = await BackendProcess.start({ dataDir, env: { SERVICE_UI_DIR: uiDir } });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend({ dataDir });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     errors = watchErrors(page);
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
     // The UI opens on the chat page; the settings pages follow in the navigation.
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(page, proc);
     await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
   });

@@ -3,8 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, watchErrors } from './browser.js';
-import { pageCredential } from './chat-page-kit.js';
+import { openPaired } from './paired-page.js';
 
 /** The contract's shortcuts, the command palette (chats of every workspace, pages, actions) and the sheet. */
 describe('keyboard: shortcuts, command palette, shortcut sheet', { timeout: 180_000 }, () => {
@@ -23,17 +22,7 @@ describe('keyboard: shortcuts, command palette, shortcut sheet', { timeout: 180_
   const heading = (name: string) => page.getByRole('heading', { name, level: 1 }).waitFor();
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir }, args: ['-swap-port', 'off'] });
-    await proc.waitForLine(/^pairing code: \d{6}/);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    errors = watchErrors(page);
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await heading('Chat');
-    credential = await pageCredential(page);
+    ({ proc, browser, page, errors, credential } = await openPaired({ backend: { args: ['-swap-port', 'off'] } }));
     ids.alpha = (await call('POST', '/api/workspaces', { name: 'Alpha team' })).id;
     ids.beta = (await call('POST', '/api/workspaces', { name: 'Beta lab' })).id;
     await call('POST', `/api/workspaces/${ids.alpha}/sessions`, { title: 'Quarterly budget' });

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { api, BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { startUiBackend } from './paired-page.js';
 import { pageCredential } from './chat-page-kit.js';
 
 const PAGES = [
@@ -56,9 +57,7 @@ describe('every page: accessibility, narrow windows, screenshots', { timeout: 30
   let errors: string[];
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir }, args: ['-mcp', 'http://127.0.0.1:9/mcp'] });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend({ args: ['-mcp', 'http://127.0.0.1:9/mcp'] });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     errors = watchErrors(page);

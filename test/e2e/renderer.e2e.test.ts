@@ -4,7 +4,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page, Response } from 'playwright-core';
 import { BackendProcess } from '../helpers/backend-process.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { startUiBackend } from './paired-page.js';
 
 const TOKEN_B = '0x55d398326f99059fF775485246999027B3197955';
 const WALLET = '0x1111111111111111111111111111111111111111';
@@ -26,10 +27,8 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
   const file = (name: string) => readFileSync(path.join(proc.dataDir, name), 'utf8');
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
+    proc = await startUiBackend();
     swapUrl = (await proc.waitForLine(/^swap builder listening on (http:\/\/\S+)$/))[1];
-    await proc.waitForLine(/^pairing code: \d{6}/);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 1000 }, locale: 'en-US' });
     errors = watchErrors(page);

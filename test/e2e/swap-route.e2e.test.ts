@@ -6,6 +6,7 @@ import { startDevchain, type Devchain } from '../../devchain/devchain.js';
 import { BackendProcess, tempDir } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage } from './paired-page.js';
 
 describe('swap builder page with a real route from the local chain', { timeout: 120_000 }, () => {
   let chain: Devchain;
@@ -32,10 +33,7 @@ describe('swap builder page with a real route from the local chain', { timeout: 
   });
 
   it('builds a split route and draws one lane per path with its hops', async () => {
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(page, proc);
     await page.getByRole('link', { name: 'Swap builder' }).click();
     // The listener's address comes from the backend (any port), not a hard-coded :8081.
     for (let i = 0; (await page.getByLabel('Route builder URL').inputValue()) !== proc.swapUrl; i++) {

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 
 /** The UI served over `-tls auto`: pairing over HTTPS, live updates over WSS, the fingerprint shown. */
 describe('the web UI over HTTPS/WSS (-tls auto)', { timeout: 120_000 }, () => {
@@ -14,10 +15,8 @@ describe('the web UI over HTTPS/WSS (-tls auto)', { timeout: 120_000 }, () => {
   let fingerprint: string;
 
   before(async () => {
-    const uiDir = await buildRenderer();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir }, args: ['-tls', 'auto'] });
+    proc = await startUiBackend({ args: ['-tls', 'auto'] });
     fingerprint = (await proc.waitForLine(/^tls fingerprint: (SHA256:[0-9A-F:]+)$/))[1];
-    await proc.waitForLine(/^pairing code: \d{6}/);
     browser = await launchChromium();
     // The user accepted the self-signed certificate (after comparing its fingerprint with the log).
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US', ignoreHTTPSErrors: true });
@@ -31,9 +30,7 @@ describe('the web UI over HTTPS/WSS (-tls auto)', { timeout: 120_000 }, () => {
 
   it('pairs, goes live over WSS, and shows the fingerprint the log printed', async () => {
     assert.match(proc.url, /^https:/);
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await pairInPage(page, proc);
     await page.getByRole('link', { name: 'Connection' }).click();
     await page.getByText(fingerprint).waitFor();
     await page.locator('.sidebar .live', { hasText: 'Live' }).waitFor({ timeout: 15_000 });

@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { BackendProcess } from '../helpers/backend-process.js';
 import { startOAuthMcp, type OAuthMcp } from '../mcp/fixtures/oauth-mcp-server.js';
 import { assertAccessible } from './axe.js';
-import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
+import { launchChromium, screenshot, watchErrors } from './browser.js';
+import { pairInPage, startUiBackend } from './paired-page.js';
 
 /** Issue 24 in the UI: approvals in the editor and the import preview, failures in words. */
 describe('tool servers page: approvals, import preview, status', { timeout: 240_000 }, () => {
@@ -18,10 +19,8 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
   const servers = () => JSON.parse(readFileSync(path.join(proc.dataDir, 'global_mcp_servers.json'), 'utf8')).mcpServers;
 
   before(async () => {
-    const uiDir = await buildRenderer();
     remote = await startOAuthMcp();
-    proc = await BackendProcess.start({ env: { SERVICE_UI_DIR: uiDir } });
-    await proc.waitForLine(/^pairing code: \d{6}/);
+    proc = await startUiBackend();
     writeFileSync(
       path.join(proc.dataDir, 'global_mcp_servers.json'),
       JSON.stringify({
@@ -34,10 +33,7 @@ describe('tool servers page: approvals, import preview, status', { timeout: 240_
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     errors = watchErrors(page);
-    await page.goto(proc.url + '/');
-    await page.getByLabel('Pairing code').fill(proc.pairingCode()!);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+    await pairInPage(page, proc);
     await page.getByRole('link', { name: 'Tool servers' }).click();
     await page.getByRole('heading', { name: 'Tool servers', level: 1 }).waitFor();
   });

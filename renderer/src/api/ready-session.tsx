@@ -1,5 +1,4 @@
-import { useEffect, useMemo } from 'react';
-import { Pages } from '../shell/pages';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import { ApiFailure, createApiClient } from './client';
 import { credentialKey, readCredential, storeCredential } from './connection-store';
 import { LiveSocket } from './live-socket';
@@ -10,7 +9,8 @@ export type EndReason = 'unauthorized' | 'user';
 /**
  * A paired window. A refused credential is not the end by itself: when this device's storage holds
  * a newer credential for the same backend (rotated here or in another tab), the window switches to
- * it; only when there is none does it return to pairing.
+ * it; only when there is none does it return to pairing. The pages come from the caller (app.tsx),
+ * so the api layer does not reach up into the shell that composes them.
  */
 export function ReadySession(props: {
   baseUrl: string;
@@ -18,6 +18,7 @@ export function ReadySession(props: {
   credential: string;
   onEnd(reason: EndReason): void;
   onCredential(credential: string): void;
+  children: ReactNode;
 }) {
   const { baseUrl, nodeId, credential, onEnd, onCredential } = props;
   const session = useMemo<Session>(() => {
@@ -117,9 +118,5 @@ export function ReadySession(props: {
     return () => window.removeEventListener('storage', onStorage);
   }, [nodeId, credential, onCredential]);
 
-  return (
-    <SessionProvider session={session}>
-      <Pages baseUrl={baseUrl} />
-    </SessionProvider>
-  );
+  return <SessionProvider session={session}>{props.children}</SessionProvider>;
 }

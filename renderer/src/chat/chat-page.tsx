@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
-import { onCommand, type AppCommand } from '../keyboard/app-commands';
+import { onCommand, type AppCommand } from '../nav/app-commands';
 import { useApi, useLiveMessages, useResource } from '../api/session';
 import { listOf, path, type WorkspaceEntry } from '../api/resources';
 import { useT } from '../i18n/i18n';

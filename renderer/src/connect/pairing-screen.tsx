@@ -1,34 +1,19 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { PairingStatus } from '../../../backend/pairing/pairing-api.js';
-import { ApiFailure, joinUrl, requestJson } from '../api/client';
+import { joinUrl, requestJson } from '../api/client';
 import { normalizeBackendUrl } from '../api/connection-store';
-import { useI18n, type Translate } from '../i18n/i18n';
+import { useI18n } from '../i18n/i18n';
 import { fromShell, shell } from '../platform/shell-bridge';
 import { Badge, Field, Notice } from '../ui/controls';
-import { LanguagePicker } from '../shell/language-picker';
+import { LanguagePicker } from '../i18n/language-picker';
 import { ResetPairing } from './reset-pairing';
+import { claimMessage } from '../devices/claim-message';
 import { inviteFromLocation, JoinForm } from '../devices/join-form';
 import { UseLocalBackend } from '../remote/use-local';
 
 export interface ClaimResult {
   credential: string;
   node_id: string;
-}
-
-/** Every claim outcome in words (spec section 7 plus the 429 throttle). */
-export function claimMessage(err: unknown, t: Translate, baseUrl: string): string {
-  if (!(err instanceof ApiFailure)) return t('common.error', { message: String((err as Error)?.message ?? err) });
-  if (err.kind === 'network') return t('connect.unreachable', { url: baseUrl });
-  switch (err.status) {
-    case 401:
-      return t('pair.wrong');
-    case 409:
-      return err.code === 'already_paired' ? t('pair.alreadyPaired') : t('pair.invalid', { message: err.message });
-    case 429:
-      return err.retryAfter ? t('pair.tooMany', { seconds: err.retryAfter }) : t('pair.tooManyNoWait');
-    default:
-      return t('pair.invalid', { message: err.message });
-  }
 }
 
 export function PairingScreen(props: {

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { PairedResponse } from '../../../backend/pairing/pairing-api.js';
 import { ApiFailure, joinUrl, requestJson } from '../api/client';
-import { claimMessage } from '../connect/pairing-screen';
+import { claimMessage } from './claim-message';
 import { useT } from '../i18n/i18n';
 import { Field, Notice } from '../ui/controls';
 

@@ -4,10 +4,10 @@ import { listOf, path } from '../api/resources';
 import { useApi } from '../api/session';
 import { chatPath, type SessionSummary } from '../chat/chat-types';
 import { useT } from '../i18n/i18n';
-import { ROUTE_LABELS, ROUTES, type Route } from '../shell/routes';
+import { ROUTE_LABELS, ROUTES, type Route } from '../nav/routes';
 import { setThemeChoice, type ThemeChoice } from '../theme/theme';
 import { Dialog } from '../ui/controls';
-import { sendCommand } from './app-commands';
+import { sendCommand } from '../nav/app-commands';
 
 interface Item {
   id: string;

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { useT } from '../i18n/i18n';
-import type { Route } from '../shell/routes';
+import type { Route } from '../nav/routes';
 import { shell } from '../platform/shell-bridge';
-import { sendCommand } from './app-commands';
+import { sendCommand } from '../nav/app-commands';
 import { CommandPalette } from './command-palette';
 import { ShortcutSheet } from './shortcut-sheet';
 import { formatShortcut, isMac, matchShortcut, SHORTCUTS } from './shortcuts';

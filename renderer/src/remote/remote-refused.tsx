@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { Refusal } from '../../../app/ipc/contract.js';
 import { useI18n } from '../i18n/i18n';
 import { fromShell, shell } from '../platform/shell-bridge';
-import { LanguagePicker } from '../shell/language-picker';
+import { LanguagePicker } from '../i18n/language-picker';
 import { Notice } from '../ui/controls';
 import { FingerprintText } from './fingerprint-text';
 import { RemoteConnectDialog } from './remote-connect';

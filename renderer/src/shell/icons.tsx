@@ -1,4 +1,4 @@
-import type { Route } from './routes';
+import type { Route } from '../nav/routes';
 
 // Small stroke icons for the sidebar (24x24 grid), drawn here to avoid an icon dependency.
 const PATHS: Record<Route, string> = {

@@ -3,10 +3,10 @@ import { useT } from '../i18n/i18n';
 import { NavIcon } from './icons';
 import { KeyboardLayer } from '../keyboard/keyboard-layer';
 import { ThemePicker } from '../theme/theme-picker';
-import { LanguagePicker } from './language-picker';
+import { LanguagePicker } from '../i18n/language-picker';
 import { LiveIndicator } from './live-indicator';
 import { OfflineGate } from './offline-gate';
-import { ROUTE_LABELS, ROUTES, type Route } from './routes';
+import { ROUTE_LABELS, ROUTES, type Route } from '../nav/routes';
 
 export function Layout(props: { route: Route; onNavigate(route: Route): void; baseUrl: string; children: ReactNode }) {
   const t = useT();

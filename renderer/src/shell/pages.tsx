@@ -10,7 +10,7 @@ import { SkillsPage } from '../skills/skills-page';
 import { SwapPage } from '../swap/swap-page';
 import { ConnectionPage } from './connection-page';
 import { Layout } from './layout';
-import { useRoute, type Route } from './routes';
+import { useRoute, type Route } from '../nav/routes';
 import { assertNever } from './assert-never';
 
 function page(route: Route, baseUrl: string) {

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { useI18n, type LanguageChoice } from '../i18n/i18n';
+import { useI18n, type LanguageChoice } from './i18n';
 
 export function LanguagePicker() {
   const { t, choice, setChoice } = useI18n();
