@@ -23,6 +23,8 @@ export interface StartOptions {
   entry?: string;
 }
 
+const START_TIMEOUT_MS = 30_000;
+
 /** A real backend process on free ports with a temporary data directory, its output captured. */
 export class BackendProcess {
   readonly lines: { stream: 'stdout' | 'stderr'; line: string }[] = [];
@@ -63,13 +65,21 @@ export class BackendProcess {
     const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
     const args = ['-port', '0', '-swap-port', '0', '-data', dataDir, ...(options.args ?? [])];
     const proc = new BackendProcess(dataDir, args, options.env ?? {}, options.entry);
-    if (options.waitForListening !== false) {
-      const m = await proc.waitForLine(/^listening on (https?:\/\/[^\s]+:(\d+))$/, options.timeoutMs ?? 10_000);
+    if (options.waitForListening === false) return proc;
+    // A deadline for a hung start, not a speed check: a start on a machine loaded by a parallel
+    // suite and a CPU burner can take several seconds.
+    const timeoutMs = options.timeoutMs ?? START_TIMEOUT_MS;
+    try {
+      const m = await proc.waitForLine(/^listening on (https?:\/\/[^\s]+:(\d+))$/, timeoutMs);
       proc.url = m[1].replace('[::1]', 'localhost');
       proc.port = Number(m[2]);
       if (!args.some((a, i) => a === 'off' && /swap-port$/.test(args[i - 1] ?? '')) && !args.some((a) => /swap-port=off$/.test(a))) {
-        proc.swapUrl = (await proc.waitForLine(/^swap builder listening on (http:\/\/127\.0\.0\.1:\d+)$/, options.timeoutMs ?? 10_000))[1];
+        proc.swapUrl = (await proc.waitForLine(/^swap builder listening on (http:\/\/127\.0\.0\.1:\d+)$/, timeoutMs))[1];
       }
+    } catch (err) {
+      // The caller never gets the process to stop: a backend left running would keep the test file open.
+      await proc.kill();
+      throw err;
     }
     return proc;
   }
@@ -86,7 +96,7 @@ export class BackendProcess {
   }
 
   /** Resolves with the first line (at or after `from`) matching `re`. */
-  waitForLine(re: RegExp, timeoutMs = 10_000, from = 0): Promise<RegExpExecArray> {
+  waitForLine(re: RegExp, timeoutMs = 20_000, from = 0): Promise<RegExpExecArray> {
     for (let i = from; i < this.lines.length; i++) {
       const m = re.exec(this.lines[i].line);
       if (m) return Promise.resolve(m);
