@@ -7,6 +7,12 @@ import { isEnvelope, jsonPost, keepAliveAgent, pool, type Reply } from './harnes
 const WINDOW_MS = 3000;
 const BUDGET = 10;
 const ATTEMPTS = 10_000;
+/**
+ * A hang detector for one request of the 50-way flood, not a speed check: on a machine loaded far
+ * past its two cores (a parallel suite and a CPU burner), one of 10,000 requests queued 50 at a
+ * time waited more than the default 10 s for its answer.
+ */
+const FLOOD_REQUEST_DEADLINE_MS = 60_000;
 const CODE_LINE = /^pairing code: (\d{6}) \(expires/;
 
 interface Source {
@@ -130,6 +136,7 @@ describe('brute force of the pairing code', () => {
           {
             ...sources[i % sources.length],
             headers: { host: `localhost:${proc.port}` },
+            timeoutMs: FLOOD_REQUEST_DEADLINE_MS,
           },
         ),
     );
