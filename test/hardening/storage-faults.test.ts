@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BackendProcess, startPaired, tempDir } from '../helpers/backend-process.js';
@@ -13,6 +13,7 @@ import { isEnvelope, send, type Reply } from './harness.js';
 const base = tempDir('svc-storage-');
 const mountPoint = path.join(base, 'mnt');
 let mounted = false;
+const dataDir = () => path.join(mountPoint, 'data');
 let proc: BackendProcess | undefined;
 let credential = '';
 
@@ -28,6 +29,14 @@ before(() => {
   } catch {
     mounted = false;
   }
+  if (!mounted) return;
+  // The search index stays open for writing while the backend runs (SQLite in WAL mode), and a
+  // file system with a file open for writing refuses `remount,ro` ("mount point is busy"): whether
+  // the index was open yet when the test remounted was a race. The index lives outside the tmpfs
+  // through a symlink (SQLite follows it and keeps its -wal and -shm beside the target), so the
+  // remount always works and every file the test checks is still on the full or read-only mount.
+  mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
+  symlinkSync(path.join(base, 'search-index.sqlite'), path.join(dataDir(), 'search-index.sqlite'));
 });
 
 after(async () => {
@@ -35,8 +44,6 @@ after(async () => {
   if (mounted) execFileSync('umount', [mountPoint]);
   rmSync(base, { recursive: true, force: true });
 });
-
-const dataDir = () => path.join(mountPoint, 'data');
 
 /** Derived binary indexes (search-index.sqlite, events.idx): rebuilt from the documents, not compared. */
 const DERIVED = /(^|\/)(search-index\.sqlite(-wal|-shm)?|events\.idx)$/;
@@ -46,8 +53,9 @@ function snapshot(): Map<string, string> {
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
+      if (DERIVED.test(full)) continue;
       if (statSync(full).isDirectory()) walk(full);
-      else if (!DERIVED.test(full)) out.set(path.relative(dataDir(), full), readFileSync(full, 'utf8'));
+      else out.set(path.relative(dataDir(), full), readFileSync(full, 'utf8'));
     }
   };
   walk(dataDir());
