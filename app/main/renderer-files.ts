@@ -42,6 +42,27 @@ export function contentSecurityPolicy(remoteOrigin: string | null = null): strin
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
+/** The artifact preview page: it runs code a model wrote (docs/artifacts.md). */
+export const PREVIEW_FILE = 'preview.html';
+
+/**
+ * The preview page's own policy, the same as the backend's (backend/http/preview-page.ts): no
+ * request of any kind, inline script and style, data:/blob: images, an opaque origin by `sandbox`
+ * even in its own window, framed only by the app's pages.
+ */
+export const PREVIEW_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  'img-src data: blob:',
+  'font-src data:',
+  'media-src data: blob:',
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+  'sandbox allow-scripts',
+].join('; ');
+
 /** A <meta> cannot carry frame-ancestors (browsers ignore it there); the header sets it. */
 export function metaPolicy(policy: string): string {
   return policy
