@@ -67,7 +67,7 @@ export function CodeArtifact(props: { kind: PreviewKind; lang: string; code: str
       {(!showPreview || error) && props.children}
       {full && (
         <Dialog title={title} open={full} onClose={() => setFull(false)} wide>
-          <div className="dialog-body artifact-full">
+          <div className="artifact-full">
             <PreviewFrame kind={kind} code={code} title={title} full />
           </div>
           <div className="dialog-foot">
