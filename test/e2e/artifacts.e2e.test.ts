@@ -20,7 +20,7 @@ const FLOW = 'A diagram:\n\n```mermaid\nflowchart LR\n  Start --> Check{Valid?}\
 const BROKEN = 'A broken diagram:\n\n```mermaid\nflowchart LR\n  A --> --> B ((\n```\n';
 const WHOLE = '<!doctype html>\n<html><head><title>Whole</title></head><body><p id="w">whole document</p></body></html>';
 const LOOP =
-  'A loop:\n\n```html\n<p>spinning</p><script>parent.postMessage({ spinning: true }, "*"); for (;;) {}</script>\n```\n';
+  'A loop:\n\n```html\n<p>spinning</p><script>parent.postMessage({ spinning: true }, "*"); setTimeout(() => { for (;;) {} }, 50);</script>\n```\n';
 
 /** Every way out of the frame that the issue names, each result posted back to the app. */
 function hostile(canary: string): string {
@@ -108,8 +108,8 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     await proc.waitForLine(/^pairing code: \d{6}/);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true });
-    context.on('page', (p) => popups.push(p.url()));
     page = await context.newPage();
+    context.on('page', (p) => popups.push(p.url()));
     errors = watchErrors(page);
     page.on('request', (r) => requested.push(new URL(r.url()).pathname));
     page.on('download', (d) => downloads.push(d.suggestedFilename()));
@@ -239,8 +239,13 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
 
   it('previews come back after a reload; the Markdown export keeps the blocks as code', async () => {
     await page.reload();
-    const hostileReply = conversation().getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Hostile:' });
-    await hostileReply.locator('iframe.preview-frame').contentFrame().getByRole('heading', { name: 'hostile' }).waitFor({ timeout: LONG });
+    await page.locator('.session-pick').first().click();
+    await screenshot(page, 'artifact-after-reload-1280');
+    // The last reply (the endless loop) was left on Preview: it runs again, until it is stopped again.
+    const loopReply = conversation().getByRole('article', { name: 'Assistant' }).last();
+    // (Its document cannot be read while it spins: the frame, or the notice that it was stopped, tells.)
+    await loopReply.locator('iframe.preview-frame, .preview-stopped').first().waitFor({ timeout: LONG });
+    assert.equal(await loopReply.getByRole('button', { name: 'Preview' }).getAttribute('aria-pressed'), 'true');
     const sessions = await call('GET', `/api/workspaces/${workspaceId}/sessions`);
     const md = (await call('GET', `/api/workspaces/${workspaceId}/sessions/${sessions.sessions[0].id}/export?format=md`)) as string;
     assert.ok(md.includes('```mermaid\nflowchart LR'), md.slice(0, 400));
@@ -250,7 +255,10 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
   it('in Chinese the switch and the frame speak Chinese', async () => {
     await page.getByLabel('Language').selectOption('zh');
     await page.getByRole('button', { name: '预览' }).first().waitFor();
-    await page.locator('iframe[title="html 代码块的预览"]').first().waitFor({ timeout: LONG });
+    const loopReply = page.getByRole('article').last();
+    await loopReply.getByRole('status').filter({ hasText: '预览已无响应' }).waitFor({ timeout: LONG });
+    await loopReply.getByRole('button', { name: '重新运行' }).click();
+    await loopReply.locator('iframe[title="html 代码块的预览"]').waitFor({ timeout: LONG });
     await assertAccessible(page, 'previews in Chinese');
     await screenshot(page, 'artifact-zh-1280');
     await page.getByLabel('语言').selectOption('en');
