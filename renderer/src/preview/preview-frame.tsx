@@ -14,13 +14,7 @@ export const STALL_MS = 8000;
 
 export type FrameState = 'loading' | 'running' | 'rendered' | 'failed' | 'stopped';
 
-export function PreviewFrame(props: {
-  kind: PreviewKind;
-  code: string;
-  title: string;
-  full?: boolean;
-  onError?(message: string): void;
-}) {
+export function PreviewFrame(props: { kind: PreviewKind; code: string; title: string; full?: boolean; onError?(message: string): void }) {
   const t = useT();
   const ref = useRef<HTMLIFrameElement>(null);
   const [state, setState] = useState<FrameState>('loading');
@@ -29,7 +23,9 @@ export function PreviewFrame(props: {
   const { kind, code } = props;
   // Read through a ref: a new callback on each render must not restart a frame that is running.
   const onError = useRef(props.onError);
-  onError.current = props.onError;
+  useEffect(() => {
+    onError.current = props.onError;
+  });
 
   useEffect(() => {
     const frame = ref.current;
