@@ -1,14 +1,7 @@
 import { net, protocol } from 'electron';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  contentSecurityPolicy,
-  PREVIEW_CONTENT_SECURITY_POLICY,
-  PREVIEW_FILE,
-  RENDERER_SCHEME,
-  resolveRendererFile,
-  withMetaPolicy,
-} from './renderer-files.js';
+import { policyForFile, RENDERER_SCHEME, resolveRendererFile, withMetaPolicy } from './renderer-files.js';
 
 /** Must run before `app.ready`: a standard, secure scheme gets an origin (app://renderer) and fetch. */
 export function registerRendererScheme(): void {
@@ -28,8 +21,8 @@ export function serveRenderer(rendererDir: string, remoteOrigin: () => string | 
     if (!resolved.ok) return new Response(resolved.reason, { status: resolved.status });
     const response = await net.fetch(pathToFileURL(resolved.file).toString()).catch(() => null);
     if (!response || !response.ok) return new Response('not found', { status: 404 });
-    const preview = resolved.file === path.join(path.resolve(rendererDir), PREVIEW_FILE);
-    const policy = preview ? PREVIEW_CONTENT_SECURITY_POLICY : contentSecurityPolicy(remoteOrigin());
+    // The artifact preview page (preview.html) gets its own no-network, sandboxing policy.
+    const policy = policyForFile(rendererDir, resolved.file, remoteOrigin());
     const headers = new Headers(response.headers);
     headers.set('Content-Security-Policy', policy);
     headers.set('X-Content-Type-Options', 'nosniff');

@@ -50,7 +50,7 @@ export const PREVIEW_FILE = 'preview.html';
  * request of any kind, inline script and style, data:/blob: images, an opaque origin by `sandbox`
  * even in its own window, framed only by the app's pages.
  */
-export const PREVIEW_CONTENT_SECURITY_POLICY = [
+export const PREVIEW_CONTENT_SECURITY_POLICY: string = [
   "default-src 'none'",
   "script-src 'unsafe-inline'",
   "style-src 'unsafe-inline'",
@@ -114,4 +114,11 @@ export function resolveRendererFile(root: string, requestUrl: string): RendererF
   const file = path.resolve(base, `.${relative}`);
   if (!file.startsWith(base + path.sep)) return { ok: false, status: 403, reason: 'path leaves the renderer folder' };
   return { ok: true, file };
+}
+
+/** The policy a served file gets: the preview page its own, every other file the app's. */
+export function policyForFile(rendererDir: string, file: string, remoteOrigin: string | null): string {
+  return path.resolve(file) === path.join(path.resolve(rendererDir), PREVIEW_FILE)
+    ? PREVIEW_CONTENT_SECURITY_POLICY
+    : contentSecurityPolicy(remoteOrigin);
 }
