@@ -34,6 +34,7 @@ import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
 import { ApiError, errorMiddleware, notFoundHandler } from './http/errors.js';
+import { PREVIEW_CSP, PREVIEW_PATH } from './http/preview-page.js';
 import {
   DESKTOP_RENDERER_ORIGIN,
   hostOriginGuard,
@@ -214,7 +215,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const serveUi = express.static(uiDir, { index: 'index.html' });
   app.use((req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path === '/api' || req.path.startsWith('/api/')) return next();
-    res.set('Content-Security-Policy', UI_CSP);
+    res.set('Content-Security-Policy', req.path === PREVIEW_PATH ? PREVIEW_CSP : UI_CSP);
     // Unknown non-API paths get index.html; no built UI at all falls through to the 404.
     serveUi(req, res, () => res.sendFile('index.html', { root: uiDir }, (err) => (err ? next() : undefined)));
   });

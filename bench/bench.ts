@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiThroughput } from './api-bench.js';
+import { artifactFigures } from './artifact-bench.js';
 import { attachmentFigures } from './attachment-bench.js';
 import { chatUiFigures } from './chat-ui-bench.js';
 import { ROOT, type Figure } from './bench-kit.js';
@@ -39,6 +40,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   desk: () => deskFigures(),
   history: () => historyFigures(),
   attachments: () => attachmentFigures(),
+  artifacts: () => artifactFigures(),
 };
 
 function num(v: number | undefined): string {

@@ -1,7 +1,7 @@
 import { net, protocol } from 'electron';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { contentSecurityPolicy, RENDERER_SCHEME, resolveRendererFile, withMetaPolicy } from './renderer-files.js';
+import { policyForFile, RENDERER_SCHEME, resolveRendererFile, withMetaPolicy } from './renderer-files.js';
 
 /** Must run before `app.ready`: a standard, secure scheme gets an origin (app://renderer) and fetch. */
 export function registerRendererScheme(): void {
@@ -21,7 +21,8 @@ export function serveRenderer(rendererDir: string, remoteOrigin: () => string | 
     if (!resolved.ok) return new Response(resolved.reason, { status: resolved.status });
     const response = await net.fetch(pathToFileURL(resolved.file).toString()).catch(() => null);
     if (!response || !response.ok) return new Response('not found', { status: 404 });
-    const policy = contentSecurityPolicy(remoteOrigin());
+    // The artifact preview page (preview.html) gets its own no-network, sandboxing policy.
+    const policy = policyForFile(rendererDir, resolved.file, remoteOrigin());
     const headers = new Headers(response.headers);
     headers.set('Content-Security-Policy', policy);
     headers.set('X-Content-Type-Options', 'nosniff');

@@ -42,6 +42,27 @@ export function contentSecurityPolicy(remoteOrigin: string | null = null): strin
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
+/** The artifact preview page: it runs code a model wrote (docs/artifacts.md). */
+export const PREVIEW_FILE = 'preview.html';
+
+/**
+ * The preview page's own policy, the same as the backend's (backend/http/preview-page.ts): no
+ * request of any kind, inline script and style, data:/blob: images, an opaque origin by `sandbox`
+ * even in its own window, framed only by the app's pages.
+ */
+export const PREVIEW_CONTENT_SECURITY_POLICY: string = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  'img-src data: blob:',
+  'font-src data:',
+  'media-src data: blob:',
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+  'sandbox allow-scripts',
+].join('; ');
+
 /** A <meta> cannot carry frame-ancestors (browsers ignore it there); the header sets it. */
 export function metaPolicy(policy: string): string {
   return policy
@@ -93,4 +114,11 @@ export function resolveRendererFile(root: string, requestUrl: string): RendererF
   const file = path.resolve(base, `.${relative}`);
   if (!file.startsWith(base + path.sep)) return { ok: false, status: 403, reason: 'path leaves the renderer folder' };
   return { ok: true, file };
+}
+
+/** The policy a served file gets: the preview page its own, every other file the app's. */
+export function policyForFile(rendererDir: string, file: string, remoteOrigin: string | null): string {
+  return path.resolve(file) === path.join(path.resolve(rendererDir), PREVIEW_FILE)
+    ? PREVIEW_CONTENT_SECURITY_POLICY
+    : contentSecurityPolicy(remoteOrigin);
 }

@@ -4,6 +4,8 @@ import { CopyButton } from '../ui/controls';
 import { useT } from '../i18n/i18n';
 import { blockMath, inlineMath, type MathToken } from './markdown-math';
 import { MathView, useHighlighted } from './rich-blocks';
+import { CodeArtifact } from '../preview/code-artifact';
+import { isWholeHtmlDocument, previewKind } from '../preview/protocol';
 
 // Markdown to React elements, never to an HTML string: marked only tokenises, and every token
 // becomes an element or plain text (highlighted code and math too: see rich-blocks.tsx). Raw HTML in a reply (`<img onerror=…>`) is shown as text, links
@@ -42,9 +44,20 @@ function ExternalLink({ href, children }: { href: string; children: ReactNode })
   );
 }
 
-function CodeBlock({ lang, code }: { lang: string; code: string }) {
+function CodeBlock({ lang, code, complete = true }: { lang: string; code: string; complete?: boolean }) {
   const t = useT();
   const highlighted = useHighlighted(lang, code);
+  const kind = previewKind(lang);
+  // html, svg and mermaid blocks also preview, in a sandboxed frame (../preview/).
+  if (kind) {
+    return (
+      <CodeArtifact kind={kind} lang={lang} code={code} complete={complete}>
+        <pre>
+          <code className={highlighted ? 'hljs' : undefined}>{highlighted ?? code}</code>
+        </pre>
+      </CodeArtifact>
+    );
+  }
   return (
     <div className="md-code">
       <div className="md-code-head">
@@ -122,7 +135,9 @@ function renderBlock(tok: Token, key: string): ReactNode {
     }
     case 'code': {
       const c = tok as Tokens.Code;
-      return <CodeBlock key={key} lang={(c.lang ?? '').split(/\s/)[0]} code={c.text} />;
+      // A fence still streaming has no closing line yet: it previews once it is closed.
+      const closed = c.codeBlockStyle === 'indented' || /\n[ ]{0,3}(`{3,}|~{3,})[ \t]*\n*$/.test(c.raw);
+      return <CodeBlock key={key} lang={(c.lang ?? '').split(/\s/)[0]} code={c.text} complete={closed} />;
     }
     case 'blockquote':
       return <blockquote key={key}>{blocks((tok as Tokens.Blockquote).tokens, key)}</blockquote>;
@@ -186,6 +201,14 @@ function blocks(tokens: Token[] | undefined, key = ''): ReactNode[] {
 const markdown = new Marked({ gfm: true, breaks: false, extensions: [blockMath, inlineMath] });
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  // A reply that is one whole HTML document shows as an html block (Preview / Code), not as text.
+  if (isWholeHtmlDocument(text)) {
+    return (
+      <div className="md">
+        <CodeBlock lang="html" code={text.trim()} />
+      </div>
+    );
+  }
   const tokens = markdown.lexer(text);
   return <div className="md">{blocks(tokens)}</div>;
 });
