@@ -67,7 +67,8 @@ export function listRoutes(app: Express): string[] {
   const walk = (stack: readonly Layer[]) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const method of Object.keys(layer.route.methods)) if (method !== '_all') out.push(`${method.toUpperCase()} ${layer.route.path}`);
+        for (const method of Object.keys(layer.route.methods))
+          if (method !== '_all') out.push(`${method.toUpperCase()} ${layer.route.path}`);
       } else if (layer.handle?.stack) walk(layer.handle.stack);
     }
   };

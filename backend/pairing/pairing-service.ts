@@ -234,7 +234,10 @@ export class PairingService {
       return revoked;
     }
     if (!devices.some((d) => d.role === 'owner')) {
-      throw new ApiError('conflict', `Revoking ${names} would leave only members: no device could manage this backend. Revoke the members too, or make another owner first.`);
+      throw new ApiError(
+        'conflict',
+        `Revoking ${names} would leave only members: no device could manage this backend. Revoke the members too, or make another owner first.`,
+      );
     }
     await this.change({ ...this.state, devices });
     this.invites.dropFrom(ids);

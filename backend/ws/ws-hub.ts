@@ -169,7 +169,9 @@ export class WsHub {
   }
 
   private describe(msg: ClientMessage): string {
-    return msg.type === 'subscribe' ? `subscribe to ${msg.topics.filter((t) => typeof t === 'string' && WS_TOPIC_ROLES[t]).join(', ')}` : msg.type;
+    return msg.type === 'subscribe'
+      ? `subscribe to ${msg.topics.filter((t) => typeof t === 'string' && WS_TOPIC_ROLES[t]).join(', ')}`
+      : msg.type;
   }
 
   private connection(client: Client): WsConnection {

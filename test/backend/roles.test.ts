@@ -28,7 +28,10 @@ function dataState(dir: string): Record<string, string> {
       const r = path.join(rel, name);
       if (/^(logs|search-index\.sqlite)/.test(r)) continue;
       if (statSync(path.join(dir, r)).isDirectory()) walk(r);
-      else out[r] = createHash('sha256').update(readFileSync(path.join(dir, r))).digest('hex');
+      else
+        out[r] = createHash('sha256')
+          .update(readFileSync(path.join(dir, r)))
+          .digest('hex');
     }
   };
   walk('');
@@ -104,7 +107,10 @@ describe('device roles (DESIGN 16): owner and member', () => {
         .replace(/^(\S+ \/api\/profiles\/):id/, '$1pr1')
         .replace(/^(\S+ \/api\/selfhost\/devices\/):id/, `$1${ownerId}`)
         .replace(/:id/, ids.workspace)
-        .replace(/:name/, route.includes('/backups/') ? ids.backup : route.includes('/skills/') ? 'sk' : route.includes('/mcp/global') ? 'srv' : 'wsrv');
+        .replace(
+          /:name/,
+          route.includes('/backups/') ? ids.backup : route.includes('/skills/') ? 'sk' : route.includes('/mcp/global') ? 'srv' : 'wsrv',
+        );
     const bodies: Record<string, unknown> = {
       'POST /api/config/providers': provider('p2'),
       'PUT /api/config/providers/:id': provider('p1'),
@@ -128,7 +134,10 @@ describe('device roles (DESIGN 16): owner and member', () => {
     const beforeState = dataState(proc.dataDir);
     for (const route of ownerOnly) {
       const [method, url] = fill(route).split(' ');
-      const res = await api(proc.url, method, url, { credential: member.credential, body: bodies[route] ?? (method === 'GET' ? undefined : {}) });
+      const res = await api(proc.url, method, url, {
+        credential: member.credential,
+        body: bodies[route] ?? (method === 'GET' ? undefined : {}),
+      });
       assert.equal(res.status, 403, `${route} → ${res.status} ${JSON.stringify(res.body)}`);
       assert.equal(res.body.error.code, 'owner_required', route);
       assert.match(res.body.error.message, /owner/);

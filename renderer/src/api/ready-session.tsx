@@ -3,6 +3,7 @@ import { Pages } from '../shell/pages';
 import { ApiFailure, createApiClient } from './client';
 import { credentialKey, readCredential, storeCredential } from './connection-store';
 import { LiveSocket } from './live-socket';
+import { RoleProvider } from './device-role';
 import { Connectivity, SessionProvider, type Session } from './session';
 
 export type EndReason = 'unauthorized' | 'user';
@@ -66,7 +67,7 @@ export function ReadySession(props: {
       (reachable, startedAt) => connectivity.set(!reachable, startedAt),
     );
     // A lost socket may mean a revoked credential or a stopped backend: one cheap call finds out.
-    const socket = new LiveSocket(baseUrl, credential, () => void api.get('/api/logs?since=999999999').catch(() => undefined));
+    const socket = new LiveSocket(baseUrl, credential, () => void api.get('/api/selfhost/devices').catch(() => undefined));
     socket.onState((s) => {
       if (s.kind === 'open') connectivity.set(false);
     });
@@ -119,7 +120,9 @@ export function ReadySession(props: {
 
   return (
     <SessionProvider session={session}>
-      <Pages baseUrl={baseUrl} />
+      <RoleProvider>
+        <Pages baseUrl={baseUrl} />
+      </RoleProvider>
     </SessionProvider>
   );
 }
