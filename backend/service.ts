@@ -223,7 +223,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Tool-server sign-in: the browser returns here from the authorization server, without the credential.
   const oauth = new McpOAuth(
     new McpTokenStore(paths.mcpTokens),
-    () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
+    // The listener's own scheme: under -tls the code must not come back in clear (DESIGN 16).
+    () => `${tlsFingerprint !== null ? 'https' : 'http'}://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
   );
   app.use(mcpOAuthCallbackRoute(oauth, logger));
   // Everything under /api that the public routes above did not answer needs the credential.
