@@ -81,7 +81,7 @@ export function ReadySession(props: {
         flags.rotating = true;
         try {
           const { credential: next } = await api.post<{ credential: string }>('/api/selfhost/credential/rotate');
-          await storeCredential(baseUrl, nodeId, next);
+          await storeCredential(baseUrl, next);
           adopt(next);
         } catch (err) {
           // The rotation may have happened even if its answer was lost: the stored or the old one decides.
@@ -110,13 +110,12 @@ export function ReadySession(props: {
   // Another tab of this browser rotated the credential of this backend: follow it. (A removal is not
   // followed: a tab clearing a refused credential must not sign out tabs that hold a newer one.)
   useEffect(() => {
-    if (!nodeId) return;
     const onStorage = (e: StorageEvent) => {
-      if (e.key === credentialKey(nodeId) && e.newValue && e.newValue !== credential) onCredential(e.newValue);
+      if (e.key === credentialKey(baseUrl) && e.newValue && e.newValue !== credential) onCredential(e.newValue);
     };
     window.addEventListener('storage', onStorage);
     return () => window.removeEventListener('storage', onStorage);
-  }, [nodeId, credential, onCredential]);
+  }, [baseUrl, credential, onCredential]);
 
   return (
     <SessionProvider session={session}>
