@@ -90,6 +90,26 @@ describe('a member device in the UI', { timeout: 180_000 }, () => {
     await screenshot(page, 'member-1280-connection');
   });
 
+  it('the owner’s revoke confirmation names the devices its invites let in', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    await context.addInitScript({
+      content: `localStorage.setItem(${JSON.stringify(`service.credential:${proc.url}`)}, ${JSON.stringify(owner)});`,
+    });
+    const desk = await context.newPage();
+    await desk.goto(proc.url + '/#/connection');
+    const card = desk.getByRole('region', { name: 'Devices' });
+    await card
+      .getByRole('row', { name: /Kid tablet/ })
+      .getByText('invited by Desk')
+      .waitFor();
+    await desk.getByRole('button', { name: 'Revoke Desk' }).click();
+    const confirm = desk.getByRole('dialog', { name: 'Revoke Desk?' });
+    await confirm.getByText('These devices it invited lose access too: Kid tablet.').waitFor();
+    await assertAccessible(desk, 'revoke confirmation naming the cascade');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await context.close();
+  });
+
   it('in Chinese the reason is Chinese', async () => {
     await page.evaluate(`localStorage.setItem('service.language', 'zh')`);
     await page.reload();
