@@ -28,6 +28,8 @@ import { BackupSchedule } from './backup/backup-schedule.js';
 import { BackupStore } from './backup/backup-store.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
 import { requireCredential } from './auth/credential.js';
+import { requireRole } from './auth/route-policy.js';
+import { ROUTE_ROLES } from './api/route-roles.js';
 import { AttachmentStore } from './attachments/attachment-store.js';
 import { ChatEngine } from './chat/chat-engine.js';
 import { ConfigStore } from './config/config-store.js';
@@ -222,11 +224,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Tool-server sign-in: the browser returns here from the authorization server, without the credential.
   const oauth = new McpOAuth(
     new McpTokenStore(paths.mcpTokens),
-    () => `http://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
+    // The listener's own scheme: under -tls the code must not come back in clear (DESIGN 16).
+    () => `${tlsFingerprint !== null ? 'https' : 'http'}://${callbackHost(options.host)}:${port}/api/mcp/oauth/callback`,
   );
   app.use(mcpOAuthCallbackRoute(oauth, logger));
   // Everything under /api that the public routes above did not answer needs the credential.
   app.use('/api', requireCredential(pairing));
+  // DESIGN 16: one policy table decides which routes only an owner may call.
+  app.use('/api', requireRole(pairing, ROUTE_ROLES));
   app.use(providerReadRoutes(config));
   const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
   app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));

@@ -73,18 +73,19 @@ export function selfhostRoutes(pairing: PairingService): Router {
   router.get('/api/selfhost/devices', (_req, res) => {
     res.json({ devices: pairing.devices(callingDevice(res)) });
   });
+  // Also revokes the devices it invited (the list's invited_by says which, for the confirmation).
   router.delete('/api/selfhost/devices/:id', async (req, res) => {
     await pairing.revokeDevice(req.params.id);
     res.status(204).end();
   });
   router.post('/api/selfhost/devices/invite', (req, res) => {
     const body = parseBody(InviteRequestSchema, req.body ?? {});
-    res.json(pairing.invite(body.name));
+    res.json(pairing.invite(body.name, body.role, callingDevice(res)));
   });
   router.post('/api/selfhost/credential/rotate', async (_req, res) => {
     const deviceId = callingDevice(res);
     const credential = await pairing.rotateCredential(deviceId);
-    res.json({ credential, node_id: pairing.nodeId, device_id: deviceId });
+    res.json({ credential, node_id: pairing.nodeId, device_id: deviceId, role: pairing.roleOf(deviceId) });
   });
   router.post('/api/selfhost/pairing/reset', async (_req, res) => {
     await pairing.reset();

@@ -15,6 +15,7 @@ export const ERROR_CATALOG = {
   invalid_invite: { status: 401, message: 'The invite code is invalid, expired or already used.' },
   forbidden_host: { status: 403, message: 'The Host header is not allowed.' },
   forbidden_origin: { status: 403, message: 'The Origin is not allowed.' },
+  owner_required: { status: 403, message: 'Only an owner device can do this; this device is a member.' },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   already_paired: { status: 409, message: 'The backend is already paired.' },

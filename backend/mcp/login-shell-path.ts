@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { childEnv } from './child-env.js';
 
 // DESIGN 9 `-shell-env`: an app started from the Finder or a desktop launcher gets a bare PATH
 // (/usr/bin:/bin:…), not the one the user's shell builds (Homebrew, nvm, volta), so `npx` is "not
@@ -30,9 +31,11 @@ export function readLoginShellPath(env: NodeJS.ProcessEnv, timeoutMs = SHELL_TIM
       clearTimeout(timer);
       resolve(result);
     };
+    // DESIGN 16: the shell runs the user's profiles (someone else's code, like a tool server), so it
+    // gets the tool servers' allow-listed environment, never provider keys or the bootstrap secret.
     // oh-my-zsh and friends would otherwise offer updates or wait for input.
     const child = spawn(shell, ['-ilc', `printf '%s' '${MARK}'; env; printf '%s' '${MARK}'`], {
-      env: { ...env, DISABLE_AUTO_UPDATE: 'true', ZSH_TMUX_AUTOSTARTED: 'true' },
+      env: { ...childEnv(env, undefined), DISABLE_AUTO_UPDATE: 'true', ZSH_TMUX_AUTOSTARTED: 'true' },
       stdio: ['ignore', 'pipe', 'ignore'],
       detached: process.platform !== 'win32',
     });

@@ -15,6 +15,10 @@ export interface PairingStatus {
   tls_fingerprint?: string;
 }
 
+/** DESIGN 16: an owner may do everything; a member uses the assistant but changes no trust or tool settings. */
+export const DEVICE_ROLES = ['owner', 'member'] as const;
+export type DeviceRole = (typeof DEVICE_ROLES)[number];
+
 export interface ClaimInput {
   pairing_code?: string;
   bootstrap_secret?: string;
@@ -29,6 +33,10 @@ export interface DeviceInfo {
   last_seen_at: string | null;
   /** True for the device whose credential made the request. */
   current: boolean;
+  role: DeviceRole;
+  /** The device whose invite this one redeemed (null: it claimed the pairing code, or paired before roles). */
+  invited_by: string | null;
+  invited_by_name: string | null;
 }
 
 export interface DevicesResponse {
@@ -39,6 +47,8 @@ export interface DevicesResponse {
 export interface InviteResponse {
   code: string;
   expires_at: string;
+  /** The role the redeeming device gets. */
+  role: DeviceRole;
 }
 
 /** `POST /api/pairing/claim` and `POST /api/pairing/join`. */
@@ -46,11 +56,16 @@ export interface PairedResponse {
   credential: string;
   node_id: string;
   device_id: string;
+  role: DeviceRole;
 }
 
 const DeviceName = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
-export const InviteRequestSchema = z.object({ name: DeviceName.optional() });
+export const InviteRequestSchema = z.object({
+  name: DeviceName.optional(),
+  // Member unless the inviting owner asks for another owner.
+  role: z.enum(DEVICE_ROLES, { error: 'role must be "owner" or "member"' }).default('member'),
+});
 
 export const JoinRequestSchema = z.object({
   invite_code: z

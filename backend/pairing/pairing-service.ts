@@ -13,10 +13,10 @@ import {
   type DeviceRecord,
   type PairingFile,
 } from './pairing-store.js';
-import { createDevice, deviceByCredential, deviceInfos, withNewCredential } from './devices.js';
+import { createDevice, deviceByCredential, deviceInfos, withInvitees, withNewCredential } from './devices.js';
 import { FAILURE_WINDOW_MS, pruneFailures, throwIfThrottled } from './failure-budget.js';
 import { InviteBook, INVITE_TTL_MS } from './invites.js';
-import type { ClaimInput, DeviceInfo, InviteResponse, JoinRequest, PairedResponse, PairingStatus } from './pairing-api.js';
+import type { ClaimInput, DeviceInfo, DeviceRole, InviteResponse, JoinRequest, PairedResponse, PairingStatus } from './pairing-api.js';
 
 export type { ClaimInput, PairingStatus } from './pairing-api.js';
 export { FAILURE_BUDGET, FAILURE_WINDOW_MS } from './failure-budget.js';
@@ -133,6 +133,11 @@ export class PairingService {
     return match?.id;
   }
 
+  /** The role of a paired device; undefined once it is revoked. */
+  roleOf(deviceId: string): DeviceRole | undefined {
+    return this.state.devices.find((d) => d.id === deviceId)?.role;
+  }
+
   /** True when `credential` belongs to a paired device. */
   verify(credential: string | undefined): boolean {
     return this.authenticate(credential) !== undefined;
@@ -161,7 +166,8 @@ export class PairingService {
 
     // Decided synchronously above: only one caller can pass this point.
     this.claimInFlight = true;
-    const { device, credential } = createDevice(input.display_name ?? 'First device', this.now());
+    // DESIGN 16: the device that claims the pairing code is the owner.
+    const { device, credential } = createDevice(input.display_name ?? 'First device', this.now(), 'owner', null);
     const previous = this.state;
     this.state = {
       ...this.state,
@@ -187,14 +193,14 @@ export class PairingService {
     if (hasSecret) await this.options.onBootstrapConsumed?.().catch(() => undefined);
     this.options.logger.info(`paired with ${input.display_name ?? 'a client'}`);
     this.notify({ type: 'paired' });
-    return { credential, node_id: this.state.node_id, device_id: device.id };
+    return { credential, node_id: this.state.node_id, device_id: device.id, role: device.role };
   }
 
-  /** A one-time code another device redeems with `join`. Only a paired device can ask (route auth). */
-  invite(name: string | undefined): InviteResponse {
-    const { code, expiresAtMs } = this.invites.create(name ?? null);
-    this.options.logger.info(`device invite issued${name ? ` for ${name}` : ''} (expires ${isoSeconds(expiresAtMs)})`);
-    return { code, expires_at: isoSeconds(expiresAtMs) };
+  /** A one-time code another device redeems with `join`, as `role`. Only an owner can ask (route policy). */
+  invite(name: string | undefined, role: DeviceRole, invitedBy: string): InviteResponse {
+    const { code, expiresAtMs } = this.invites.create(name ?? null, role, invitedBy);
+    this.options.logger.info(`device invite issued${name ? ` for ${name}` : ''} as ${role} (expires ${isoSeconds(expiresAtMs)})`);
+    return { code, expires_at: isoSeconds(expiresAtMs), role };
   }
 
   async join(input: JoinRequest): Promise<PairedResponse> {
@@ -206,21 +212,38 @@ export class PairingService {
       throw new ApiError('invalid_invite');
     }
     const name = input.device_name ?? invite.name ?? `Device ${this.state.devices.length + 1}`;
-    const { device, credential } = createDevice(name, this.now());
+    const { device, credential } = createDevice(name, this.now(), invite.role, invite.invitedBy);
     await this.change({ ...this.state, devices: [...this.state.devices, device] });
-    this.options.logger.info(`device joined: ${device.name}`);
-    return { credential, node_id: this.state.node_id, device_id: device.id };
+    this.options.logger.info(`device joined: ${device.name} (${device.role})`);
+    return { credential, node_id: this.state.node_id, device_id: device.id, role: device.role };
   }
 
-  /** Revokes one device at once; the last one gone means unpaired (a new code is logged). */
-  async revokeDevice(id: string): Promise<void> {
-    const device = this.state.devices.find((d) => d.id === id);
-    if (!device) throw new ApiError('not_found', `No device with id ${id}.`);
-    const devices = this.state.devices.filter((d) => d !== device);
-    if (devices.length === 0) return this.unpair(`device revoked: ${device.name}; no device left, pairing reset`);
+  /**
+   * Revokes a device and every device it invited (transitively) at once; the last one gone means
+   * unpaired (a new code is logged). Refused when members would be left without any owner.
+   */
+  async revokeDevice(id: string): Promise<DeviceInfo[]> {
+    const gone = withInvitees(this.state.devices, id);
+    if (gone.length === 0) throw new ApiError('not_found', `No device with id ${id}.`);
+    const ids = gone.map((d) => d.id);
+    const revoked = deviceInfos(gone, undefined);
+    const names = gone.map((d) => d.name).join(', ');
+    const devices = this.state.devices.filter((d) => !ids.includes(d.id));
+    if (devices.length === 0) {
+      await this.unpair(`device revoked: ${names}; no device left, pairing reset`);
+      return revoked;
+    }
+    if (!devices.some((d) => d.role === 'owner')) {
+      throw new ApiError(
+        'conflict',
+        `Revoking ${names} would leave only members: no device could manage this backend. Revoke the members too, or make another owner first.`,
+      );
+    }
     await this.change({ ...this.state, devices });
-    this.options.logger.info(`device revoked: ${device.name}`);
-    this.notify({ type: 'revoked', deviceIds: [id] });
+    this.invites.dropFrom(ids);
+    this.options.logger.info(`device revoked: ${names}`);
+    this.notify({ type: 'revoked', deviceIds: ids });
+    return revoked;
   }
 
   /** Replaces one device's credential; its old one stops working at once. */

@@ -10,6 +10,10 @@ export const DeviceRecordSchema = z.object({
   credential_sha256: Sha256Hex,
   paired_at: z.string(),
   last_seen_at: z.string().nullable().default(null),
+  /** DESIGN 16. Devices paired before roles existed could do everything: they become owners. */
+  role: z.enum(['owner', 'member']).default('owner'),
+  /** The device whose invite this one redeemed; null for the claiming device (and older records). */
+  invited_by: z.string().nullable().default(null),
 });
 
 export type DeviceRecord = z.infer<typeof DeviceRecordSchema>;
@@ -48,6 +52,8 @@ function migrateSingleCredential(state: PairingFile, newId: () => string): Pairi
     credential_sha256: legacy,
     paired_at: state.paired_at ?? new Date().toISOString(),
     last_seen_at: null,
+    role: 'owner',
+    invited_by: null,
   };
   return { ...rest, devices: [device] };
 }

@@ -2,6 +2,7 @@
 // and one schema for what a client may send (turn frames themselves are in chat/chat-api.ts).
 import { z } from 'zod';
 import { ResumeMessageSchema } from '../chat/chat-api.js';
+import type { DeviceRole } from '../pairing/pairing-api.js';
 
 export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills';
 
@@ -10,7 +11,7 @@ export type ServerMessage =
   | { type: 'config.changed'; resource: ConfigResource; id: string | null }
   | { type: 'log'; seq: number; time: string; stream: string; line: string }
   | { type: 'pong' }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string; code?: 'owner_required' };
 
 /** Topics stay loose here: unknown ones are ignored, not refused (a newer client, an older server). */
 const topics = z.array(z.unknown());
@@ -22,3 +23,16 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   ResumeMessageSchema,
 ]);
 export type ClientMessage = z.output<typeof ClientMessageSchema>;
+
+/**
+ * Who may send each client message (DESIGN 16), the WebSocket half of `api/route-roles.ts`; a
+ * new message type does not compile until it is placed here. Topics a member may not follow are
+ * in WS_TOPIC_ROLES: the service log carries tool servers' output.
+ */
+export const WS_MESSAGE_ROLES: Readonly<Record<ClientMessage['type'], DeviceRole>> = {
+  ping: 'member',
+  subscribe: 'member',
+  unsubscribe: 'member',
+  resume: 'member',
+};
+export const WS_TOPIC_ROLES: Readonly<Record<string, DeviceRole>> = { log: 'owner' };

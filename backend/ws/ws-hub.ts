@@ -8,7 +8,14 @@ import { checkHostAndOrigin, type OriginPolicy } from '../http/guards.js';
 import type { ApiError } from '../http/errors.js';
 import type { Logger, LogEntry } from '../log/logger.js';
 import type { PairingService } from '../pairing/pairing-service.js';
-import { ClientMessageSchema, type ClientMessage, type ConfigResource, type ServerMessage } from './ws-api.js';
+import {
+  ClientMessageSchema,
+  WS_MESSAGE_ROLES,
+  WS_TOPIC_ROLES,
+  type ClientMessage,
+  type ConfigResource,
+  type ServerMessage,
+} from './ws-api.js';
 
 interface Client {
   socket: WebSocket;
@@ -134,6 +141,9 @@ export class WsHub {
     const parsed = ClientMessageSchema.safeParse(raw);
     if (!parsed.success) return this.send(client, { type: 'error', message: 'unknown message type' });
     const msg = parsed.data;
+    if (!this.allowed(client, msg)) {
+      return this.send(client, { type: 'error', code: 'owner_required', message: `Only an owner device can send ${this.describe(msg)}.` });
+    }
     switch (msg.type) {
       case 'ping':
         return this.send(client, { type: 'pong' });
@@ -149,6 +159,19 @@ export class WsHub {
         this.send(client, { type: 'error', message: 'unknown message type' });
       }
     }
+  }
+
+  /** DESIGN 16 on the socket: the role is read per message, so it follows the stored device record. */
+  private allowed(client: Client, msg: ClientMessage): boolean {
+    const needs: string[] = [WS_MESSAGE_ROLES[msg.type]];
+    if (msg.type === 'subscribe') for (const t of msg.topics) if (typeof t === 'string' && WS_TOPIC_ROLES[t]) needs.push(WS_TOPIC_ROLES[t]);
+    return !needs.includes('owner') || this.deps.pairing.roleOf(client.deviceId) === 'owner';
+  }
+
+  private describe(msg: ClientMessage): string {
+    return msg.type === 'subscribe'
+      ? `subscribe to ${msg.topics.filter((t) => typeof t === 'string' && WS_TOPIC_ROLES[t]).join(', ')}`
+      : msg.type;
   }
 
   private connection(client: Client): WsConnection {

@@ -40,7 +40,7 @@ export function App() {
   const [remote, setRemote] = useState(false);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
 
-  /** With a stored credential for this backend (by node_id), one authenticated call tells whether it still works. */
+  /** With a stored credential for this backend (by its origin), one authenticated call tells whether it still works. */
   const connect = useCallback(async (baseUrl: string) => {
     const nodeId = await fetchNodeId(baseUrl);
     const credential = await readCredential(baseUrl, nodeId);
@@ -50,7 +50,7 @@ export function App() {
       setPhase({ kind: 'ready', baseUrl, nodeId, credential });
     } catch (err) {
       if (err instanceof ApiFailure && err.status === 401) {
-        await clearCredential(baseUrl, nodeId, credential);
+        await clearCredential(baseUrl, credential);
         return setPhase({ kind: 'pairing', baseUrl, notice: 'unauthorized' });
       }
       // Unreachable or failing: the pairing screen shows why and offers another URL.
@@ -121,7 +121,7 @@ function AppPhase({
           void connect(url);
         }}
         onPaired={({ credential, node_id }) => {
-          void storeCredential(phase.baseUrl, node_id || null, credential).then(() =>
+          void storeCredential(phase.baseUrl, credential).then(() =>
             setPhase({ kind: 'ready', baseUrl: phase.baseUrl, nodeId: node_id || null, credential }),
           );
         }}
@@ -139,7 +139,7 @@ function AppPhase({
       credential={credential}
       onEnd={(reason) => {
         // After a 401, forget the credential only if it is still the refused one.
-        void clearCredential(baseUrl, nodeId, reason === 'unauthorized' ? credential : undefined).then(() =>
+        void clearCredential(baseUrl, reason === 'unauthorized' ? credential : undefined).then(() =>
           setPhase((p) => (current(p) ? { kind: 'pairing', baseUrl, notice: reason === 'unauthorized' ? 'unauthorized' : undefined } : p)),
         );
       }}

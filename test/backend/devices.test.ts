@@ -22,8 +22,8 @@ describe('devices: one credential each, invites, revocation', () => {
     procs.push(started.proc);
     return started;
   }
-  async function join(url: string, credential: string, name: string) {
-    const invite = await api(url, 'POST', '/api/selfhost/devices/invite', { credential, body: { name } });
+  async function join(url: string, credential: string, name: string, role?: 'owner') {
+    const invite = await api(url, 'POST', '/api/selfhost/devices/invite', { credential, body: { name, role } });
     assert.equal(invite.status, 200, JSON.stringify(invite.body));
     const joined = await api(url, 'POST', '/api/pairing/join', { body: { invite_code: invite.body.code, device_name: name } });
     assert.equal(joined.status, 200, JSON.stringify(joined.body));
@@ -154,7 +154,8 @@ describe('devices: one credential each, invites, revocation', () => {
 
   it('rotation renews only the calling device; reset revokes every device and logs a new code', async () => {
     const { proc, credential } = await paired();
-    const phone = await join(proc.url, credential, 'Phone');
+    // An owner: the reset below is an owner's (DESIGN 16).
+    const phone = await join(proc.url, credential, 'Phone', 'owner');
     const phoneSocket = await openWs(wsUrl(proc, phone.credential));
     const mySocket = await openWs(wsUrl(proc, credential));
 

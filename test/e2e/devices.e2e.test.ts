@@ -100,7 +100,8 @@ describe('devices in the UI: invite with QR, join from a phone, revoke', { timeo
     await assertAccessible(phone, 'connection page at 390');
     await screenshot(phone, 'devices-390-connection');
 
-    const call = apiAs(proc.url, await pageCredential(phone));
+    // The desktop sets up: the phone joined as a member, which cannot add providers (DESIGN 16).
+    const call = apiAs(proc.url, await pageCredential(desktop));
     await call('POST', '/api/config/providers', mockProvider('http://127.0.0.1:9', { context_window: 32_000 }));
     await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
     const ws = await call('POST', '/api/workspaces', { name: 'Home' });

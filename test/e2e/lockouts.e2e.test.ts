@@ -182,7 +182,7 @@ describe('no lockouts, no silent overwrites', { timeout: 300_000 }, () => {
     await dup.dialog.waitFor({ state: 'detached' });
   });
 
-  it('4. the backend is recognised by node_id at another address or port; a paired-elsewhere backend says so before asking for a code', async () => {
+  it('4. a paired-elsewhere backend says so before asking for a code; a new address is never handed the old credential', async () => {
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     const page = await other.newPage();
     await page.goto(ui.url + '/');
@@ -217,8 +217,11 @@ describe('no lockouts, no silent overwrites', { timeout: 300_000 }, () => {
     await page.getByRole('button', { name: 'Change' }).click();
     await page.getByLabel('Backend URL').fill(`localhost:${proc.port}`);
     await page.getByRole('button', { name: 'Use this URL' }).click();
-    await page.getByRole('heading', { name: 'Providers', level: 1 }).waitFor();
+    // DESIGN 16: a credential goes only to the origin it was stored for. The same node id reported
+    // at a new address is no proof (any server can claim it): this address is paired elsewhere.
+    await page.getByText(/This backend is already paired with/).waitFor();
     assert.equal(await page.getByLabel('Pairing code').count(), 0);
+    assert.ok(!proc.output().match(/GET \/api\/config\/providers 200/), 'the stored credential was not sent to the new address');
     assert.ok(existsSync(path.join(dataDir, 'selfhost', 'pairing.json')));
     await other.close();
   });

@@ -258,7 +258,8 @@ describe('renderer in Chromium against the real backend', { timeout: 180_000 }, 
     const nodeId = (JSON.parse(file('selfhost/pairing.json')) as { node_id: string }).node_id;
     await page.getByText(nodeId, { exact: true }).waitFor();
     await screenshot(page, '09-connection');
-    const key = `service.credential.node:${nodeId}`;
+    // Keyed by the origin the UI talks to, never by the node id the server reports (DESIGN 16).
+    const key = `service.credential:${proc.url}`;
     const credential = (await page.evaluate(`localStorage.getItem('${key}')`)) as string;
     assert.match(credential, /^svc_/);
     const res = await fetch(`${proc.url}/api/selfhost/pairing/reset`, {

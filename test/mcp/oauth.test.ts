@@ -18,6 +18,8 @@ describe('OAuth sign-in for a remote tool server', () => {
   let mock: Aimock;
   let rig: ChatRig;
   const responses: string[] = [];
+  /** The authorization code and state of the browser's return: never in a log line (DESIGN 16). */
+  const callbackSecrets: string[] = [];
   const tokensFile = () => path.join(rig.proc.dataDir, 'selfhost', 'mcp_tokens.json');
   /** Every API answer the test reads is kept, to prove no token ever appears in one. */
   const get = async (p: string, body?: unknown) => {
@@ -60,6 +62,7 @@ describe('OAuth sign-in for a remote tool server', () => {
     assert.equal(approved.status, 302);
     const callback = new URL(approved.headers.get('location')!);
     assert.equal(callback.origin + callback.pathname, `${rig.proc.url}/api/mcp/oauth/callback`);
+    callbackSecrets.push(callback.searchParams.get('code')!, callback.searchParams.get('state')!);
     const landed = await fetch(callback);
     const page = await landed.text();
     assert.equal(landed.status, 200, page);
@@ -113,6 +116,10 @@ describe('OAuth sign-in for a remote tool server', () => {
     responses.push(JSON.stringify((await rig.call('GET', '/api/logs')).body));
     const everything = [...responses, ...rig.proc.lines.map((l) => l.line)].join('\n');
     for (const token of remote.provider.issued) assert.ok(!everything.includes(token), 'a token leaked');
+    const logged = rig.proc.lines.map((l) => l.line).join('\n');
+    assert.equal(callbackSecrets.length, 2);
+    for (const secret of callbackSecrets) assert.ok(!logged.includes(secret), 'the callback code or state is in the log');
+    assert.ok(/GET \/api\/mcp\/oauth\/callback\?\S*code=\*\*\*/.test(logged), 'the access log line is there, its query masked');
     assert.ok(rig.proc.lines.some((l) => /tool server sign-in completed for http:\/\/127\.0\.0\.1:\d+\/mcp/.test(l.line)));
   });
 

@@ -48,17 +48,22 @@ export function rememberBackendUrl(url: string): void {
   else localStorage.setItem(URL_KEY, url);
 }
 
-/** Browser storage key of the credential for one backend, recognised by its node_id (not its URL). */
-export function credentialKey(nodeId: string): string {
-  return NODE_PREFIX + nodeId;
+/**
+ * Browser storage key of the credential for one backend: its origin (DESIGN 16). Never the node id
+ * the backend reports about itself: any server can claim another's id and be handed its credential.
+ */
+export function credentialKey(baseUrl: string): string {
+  return CREDENTIAL_PREFIX + (normalizeBackendUrl(baseUrl) ?? baseUrl);
 }
 
 /**
- * App: the shell's safeStorage, in the slot of the backend the window uses (bundled or remote). Browser: local storage keyed by the backend's
- * node_id, so `localhost` vs `127.0.0.1` or a new port after a restart find the same credential; a
- * credential stored by an older build under the URL is moved to the node key on first read.
+ * App: the shell's safeStorage, in the slot of the backend the window uses (bundled or remote).
+ * Browser: local storage keyed by the backend's origin. Older builds keyed it by the reported
+ * node id; such a credential moves to the origin key once, and only for the page's own origin
+ * (which can read this storage anyway) or the backend URL the user chose here (the one origin that
+ * credential was stored for): no other address is ever handed it for claiming that id.
  */
-export async function readCredential(baseUrl: string, nodeId: string | null): Promise<string | null> {
+export async function readCredential(baseUrl: string, reportedNodeId: string | null): Promise<string | null> {
   const bridge = shell();
   if (bridge) {
     try {
@@ -67,38 +72,36 @@ export async function readCredential(baseUrl: string, nodeId: string | null): Pr
       return null;
     }
   }
-  const legacy = localStorage.getItem(CREDENTIAL_PREFIX + baseUrl);
-  if (!nodeId) return legacy;
-  const stored = localStorage.getItem(credentialKey(nodeId));
+  const key = credentialKey(baseUrl);
+  const stored = localStorage.getItem(key);
   if (stored) return stored;
-  if (legacy) {
-    localStorage.setItem(credentialKey(nodeId), legacy);
-    localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
-  }
+  const remembered = localStorage.getItem(URL_KEY);
+  const trusted = key === credentialKey(location.origin) || (remembered !== null && key === credentialKey(remembered));
+  if (!reportedNodeId || !trusted) return null;
+  const legacy = localStorage.getItem(NODE_PREFIX + reportedNodeId);
+  if (!legacy) return null;
+  localStorage.setItem(key, legacy);
+  localStorage.removeItem(NODE_PREFIX + reportedNodeId);
   return legacy;
 }
 
-export async function storeCredential(baseUrl: string, nodeId: string | null, credential: string): Promise<void> {
+export async function storeCredential(baseUrl: string, credential: string): Promise<void> {
   const bridge = shell();
   if (bridge) {
     await fromShell(bridge.credential.store(credential));
     return;
   }
-  if (nodeId) {
-    localStorage.setItem(credentialKey(nodeId), credential);
-    localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
-  } else localStorage.setItem(CREDENTIAL_PREFIX + baseUrl, credential);
+  localStorage.setItem(credentialKey(baseUrl), credential);
 }
 
 /**
  * Forgets the stored credential. With `only`, forgets it only while it is still that value: a
  * window whose old credential was refused must not erase the new one another window just stored.
  */
-export async function clearCredential(baseUrl: string, nodeId: string | null, only?: string): Promise<void> {
-  const current = await readCredential(baseUrl, nodeId);
+export async function clearCredential(baseUrl: string, only?: string): Promise<void> {
+  const current = await readCredential(baseUrl, null);
   if (only !== undefined && current !== null && current !== only) return;
   const bridge = shell();
   if (bridge) await fromShell(bridge.credential.clear()).catch(() => undefined);
-  localStorage.removeItem(CREDENTIAL_PREFIX + baseUrl);
-  if (nodeId) localStorage.removeItem(credentialKey(nodeId));
+  localStorage.removeItem(credentialKey(baseUrl));
 }

@@ -2,6 +2,7 @@ import { useEffect, useMemo, type ReactNode } from 'react';
 import { ApiFailure, createApiClient } from './client';
 import { credentialKey, readCredential, storeCredential } from './connection-store';
 import { LiveSocket } from './live-socket';
+import { RoleProvider } from './device-role';
 import { Connectivity, SessionProvider, type Session } from './session';
 
 export type EndReason = 'unauthorized' | 'user';
@@ -67,7 +68,7 @@ export function ReadySession(props: {
       (reachable, startedAt) => connectivity.set(!reachable, startedAt),
     );
     // A lost socket may mean a revoked credential or a stopped backend: one cheap call finds out.
-    const socket = new LiveSocket(baseUrl, credential, () => void api.get('/api/logs?since=999999999').catch(() => undefined));
+    const socket = new LiveSocket(baseUrl, credential, () => void api.get('/api/selfhost/devices').catch(() => undefined));
     socket.onState((s) => {
       if (s.kind === 'open') connectivity.set(false);
     });
@@ -81,7 +82,7 @@ export function ReadySession(props: {
         flags.rotating = true;
         try {
           const { credential: next } = await api.post<{ credential: string }>('/api/selfhost/credential/rotate');
-          await storeCredential(baseUrl, nodeId, next);
+          await storeCredential(baseUrl, next);
           adopt(next);
         } catch (err) {
           // The rotation may have happened even if its answer was lost: the stored or the old one decides.
@@ -110,13 +111,16 @@ export function ReadySession(props: {
   // Another tab of this browser rotated the credential of this backend: follow it. (A removal is not
   // followed: a tab clearing a refused credential must not sign out tabs that hold a newer one.)
   useEffect(() => {
-    if (!nodeId) return;
     const onStorage = (e: StorageEvent) => {
-      if (e.key === credentialKey(nodeId) && e.newValue && e.newValue !== credential) onCredential(e.newValue);
+      if (e.key === credentialKey(baseUrl) && e.newValue && e.newValue !== credential) onCredential(e.newValue);
     };
     window.addEventListener('storage', onStorage);
     return () => window.removeEventListener('storage', onStorage);
-  }, [nodeId, credential, onCredential]);
+  }, [baseUrl, credential, onCredential]);
 
-  return <SessionProvider session={session}>{props.children}</SessionProvider>;
+  return (
+    <SessionProvider session={session}>
+      <RoleProvider>{props.children}</RoleProvider>
+    </SessionProvider>
+  );
 }

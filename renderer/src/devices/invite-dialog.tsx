@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { InviteResponse } from '../../../backend/pairing/pairing-api.js';
+import type { DeviceRole, InviteResponse } from '../../../backend/pairing/pairing-api.js';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
-import { CopyButton, Dialog, ErrorBanner, Notice } from '../ui/controls';
+import { CopyButton, Dialog, ErrorBanner, Field, Notice } from '../ui/controls';
 import { QrCode } from '../ui/qr-code';
 
 /** The page a new device opens: the pairing screen reads the code from the fragment (never sent to a server). */
@@ -28,10 +28,12 @@ export function InviteDialog({ baseUrl, joinedCount, onClose }: { baseUrl: strin
   const [now, setNow] = useState(() => Date.now());
   const [startCount] = useState(joinedCount);
 
+  const [role, setRole] = useState<DeviceRole>('member');
+
   const issue = useCallback(() => {
     setError(undefined);
-    api.post<InviteResponse>('/api/selfhost/devices/invite', {}).then(setInvite, setError);
-  }, [api]);
+    api.post<InviteResponse>('/api/selfhost/devices/invite', { role }).then(setInvite, setError);
+  }, [api, role]);
   useEffect(() => {
     void Promise.resolve().then(issue);
   }, [issue]);
@@ -48,6 +50,14 @@ export function InviteDialog({ baseUrl, joinedCount, onClose }: { baseUrl: strin
     <Dialog title={t('devices.addTitle')} open onClose={onClose}>
       <div className="dialog-body invite">
         <ErrorBanner error={error} />
+        {!joined && (
+          <Field label={t('devices.inviteRole')} hint={t('devices.inviteRoleHint')} className="invite-role">
+            <select value={role} onChange={(e) => setRole(e.target.value as DeviceRole)}>
+              <option value="member">{t('devices.roleMember')}</option>
+              <option value="owner">{t('devices.roleOwner')}</option>
+            </select>
+          </Field>
+        )}
         {joined && <Notice tone="success">{t('devices.joined')}</Notice>}
         {invite && left > 0 && !joined && (
           <>

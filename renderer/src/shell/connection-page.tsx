@@ -8,6 +8,7 @@ import { ForgetDialog } from './forget-dialog';
 import { LiveIndicator } from './live-indicator';
 import { DesktopBackendNote } from '../connect/reset-pairing';
 import { DevicesCard } from '../devices/devices-card';
+import { useIsOwner } from '../api/device-role';
 import { RemoteCard } from '../remote/remote-card';
 
 /** Survives the remount that a new credential causes, so the success notice is still shown after it. */
@@ -16,6 +17,7 @@ let rotatedNotice = false;
 export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
   const t = useT();
   const { api, socket, rotateCredential, resetPairing, endSession } = useSession();
+  const owner = useIsOwner();
   const [version, setVersion] = useState<{ version: string; api: number; node: string; node_id?: string } | null>(null);
   const [nodeId, setNodeId] = useState<string | null>(socket.hello?.node_id ?? null);
   const [error, setError] = useState<unknown>();
@@ -81,9 +83,11 @@ export function ConnectionPage({ baseUrl }: { baseUrl: string }) {
           <button type="button" className="btn" onClick={() => setForgetting(true)}>
             {t('session.disconnect')}
           </button>
-          <button type="button" className="btn btn-danger-ghost" onClick={() => setResetting(true)}>
-            {t('session.resetPairing')}
-          </button>
+          {owner && (
+            <button type="button" className="btn btn-danger-ghost" onClick={() => setResetting(true)}>
+              {t('session.resetPairing')}
+            </button>
+          )}
         </div>
         <p className="field-hint">{t('mgmt.rotateHint')}</p>
       </Card>

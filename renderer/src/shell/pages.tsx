@@ -12,25 +12,50 @@ import { ConnectionPage } from './connection-page';
 import { Layout } from './layout';
 import { useRoute, type Route } from '../nav/routes';
 import { assertNever } from './assert-never';
+import { OwnerOnly } from '../api/device-role';
 
 function page(route: Route, baseUrl: string) {
   switch (route) {
     case 'chat':
       return <ChatPage />;
     case 'providers':
-      return <ProvidersPage />;
+      return (
+        <OwnerOnly area="providers">
+          <ProvidersPage />
+        </OwnerOnly>
+      );
     case 'profiles':
-      return <ProfilesPage />;
+      return (
+        <OwnerOnly area="profiles">
+          <ProfilesPage />
+        </OwnerOnly>
+      );
     case 'workspaces':
       return <WorkspacesPage />;
     case 'tools':
-      return <ToolServersPage />;
+      return (
+        <OwnerOnly area="tools">
+          <ToolServersPage />
+        </OwnerOnly>
+      );
     case 'skills':
-      return <SkillsPage />;
+      return (
+        <OwnerOnly area="skills">
+          <SkillsPage />
+        </OwnerOnly>
+      );
     case 'logs':
-      return <LogsPage />;
+      return (
+        <OwnerOnly area="logs">
+          <LogsPage />
+        </OwnerOnly>
+      );
     case 'backups':
-      return <BackupsPage />;
+      return (
+        <OwnerOnly area="backups">
+          <BackupsPage />
+        </OwnerOnly>
+      );
     case 'swap':
       return <SwapPage />;
     case 'connection':
