@@ -223,7 +223,7 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${await backupCommand(options.dataDir)}\n`);
       return;
     case 'restore':
-      process.stdout.write(`${(await restoreCommand(options.dataDir, options.restoreFile ?? '')).join('\n')}\n`);
+      process.stdout.write(`${(await restoreCommand(options.dataDir, options.restoreFile ?? '', options.foreign)).join('\n')}\n`);
       return;
     case 'serve':
       return serve(options);

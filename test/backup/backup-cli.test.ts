@@ -105,9 +105,9 @@ describe('backup and restore sub-commands', () => {
     // 4. Hostile: a path out of the data directory, and a symbolic link.
     const manifest = entries.find((e) => e.path === 'manifest.json')!;
     const escape = path.join(work, 'escape.tar.gz');
-    await packEntries(escape, [{ path: 'data/../../escaped.txt', body: Buffer.from('x') }, manifest]);
+    await packEntries(escape, [manifest, { path: 'data/../../escaped.txt', body: Buffer.from('x') }]);
     const link = path.join(work, 'link.tar.gz');
-    await packEntries(link, [{ path: 'data/config.yaml', type: 'SymbolicLink', linkpath: '/etc/passwd' }, manifest]);
+    await packEntries(link, [manifest, { path: 'data/config.yaml', type: 'SymbolicLink', linkpath: '/etc/passwd' }]);
     // 5. Not a snapshot at all.
     const other = path.join(work, 'other.tar.gz');
     await packEntries(other, [{ path: 'notes.txt', body: Buffer.from('hello') }]);
@@ -118,7 +118,7 @@ describe('backup and restore sub-commands', () => {
       [tampered, /SKILL\.md" fails its checksum/],
       [escape, /unsafe path/],
       [link, /not a plain file/],
-      [other, /unexpected entry "notes\.txt"/],
+      [other, /does not start with manifest\.json/],
       [path.join(work, 'missing.tar.gz'), /cannot read/],
     ];
     const listing = backupsOf(dataDir);

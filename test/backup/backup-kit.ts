@@ -20,6 +20,8 @@ export function treeOf(root: string): Record<string, string> {
       const child = rel ? `${rel}/${name}` : name;
       if (!rel && (name === 'backups' || name === 'trash')) continue;
       if (child === 'selfhost/instance.lock') continue;
+      // Derived (rebuilt from the logs, written whenever the service likes): never in a snapshot.
+      if (!rel && name.startsWith('search-index.sqlite')) continue;
       const abs = path.join(root, child);
       const stat = statSync(abs);
       if (stat.isDirectory()) {
@@ -82,10 +84,12 @@ export async function readEntries(file: string): Promise<RawEntry[]> {
     const parser = new Parser({
       onReadEntry: (entry) => {
         const chunks: Buffer[] = [];
+        const item: RawEntry = { path: entry.path, type: entry.type as RawEntry['type'] };
+        entries.push(item);
         pending.push(
           (async () => {
             for await (const c of entry) chunks.push(c as Buffer);
-            entries.push({ path: entry.path, type: entry.type as RawEntry['type'], body: Buffer.concat(chunks) });
+            item.body = Buffer.concat(chunks);
           })(),
         );
       },
