@@ -148,7 +148,8 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
     const isFirst = first;
     first = false;
     if (isFirst) {
-      if (entry.path !== MANIFEST_ENTRY || entry.type !== 'File') return stop(`unexpected entry "${entry.path}" (a snapshot starts with manifest.json)`);
+      if (entry.path !== MANIFEST_ENTRY || entry.type !== 'File')
+        return stop(`unexpected entry "${entry.path}" (a snapshot starts with manifest.json)`);
       if (entry.size > MAX_MANIFEST_BYTES) return stop('the manifest is too large');
       const chunks: Buffer[] = [];
       entry.on('data', (c: Buffer) => chunks.push(c));
@@ -213,7 +214,8 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
       if (err instanceof SnapshotInvalidError) problem = err.message;
       else {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new SnapshotInvalidError(`cannot read ${file}: ${(err as Error).message}`);
+        if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+          throw new SnapshotInvalidError(`cannot read ${file}: ${(err as Error).message}`);
         throw new SnapshotInvalidError(`the snapshot is damaged: ${(err as Error).message}`);
       }
     }

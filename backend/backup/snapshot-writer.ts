@@ -177,7 +177,11 @@ export async function writeSnapshot(root: string, target: string, kind: BackupKi
     async function* once_(): AsyncIterable<Buffer> {
       yield text;
     }
-    await gzipFile(temp, (gzip) => add(gzip, { path: MANIFEST_ENTRY, type: 'File', size: text.length, mode: 0o600, mtime: at }, once_()), false);
+    await gzipFile(
+      temp,
+      (gzip) => add(gzip, { path: MANIFEST_ENTRY, type: 'File', size: text.length, mode: 0o600, mtime: at }, once_()),
+      false,
+    );
     await pipeline(createReadStream(dataPart), createWriteStream(temp, { flags: 'a' }));
     const handle = await fs.open(temp, 'r');
     await handle.sync().finally(() => handle.close());

@@ -134,6 +134,33 @@ describe('backup and restore sub-commands', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
+  it("a snapshot of another node needs -foreign, which brings its content and keeps this node's identity", async () => {
+    const theirs = await realDataDir(procs);
+    assert.equal(runCli(['backup', '-data', theirs]).status, 0);
+    const snapshot = onlySnapshot(theirs, 'manual');
+    const theirContent = contentOf(treeOf(theirs));
+    const mine = await realDataDir(procs);
+    const myIdentity = readFileSync(path.join(mine, 'selfhost', 'pairing.json'), 'utf8');
+    const tree = treeOf(mine);
+
+    const refused = runCli(['restore', snapshot, '-data', mine]);
+    assert.equal(refused.status, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      /was taken on another node .*Add -foreign.*keeps this node's identity, paired devices.*nothing was changed/,
+    );
+    assert.deepEqual(treeOf(mine), tree);
+
+    const restored = runCli(['restore', snapshot, '-foreign', '-data', mine]);
+    assert.equal(restored.status, 0, restored.stderr);
+    assert.match(
+      restored.stdout,
+      /restoring a snapshot of another node: it brings config, profiles, workspaces, sessions, attachments, skills and knowledge; it keeps this node's identity/,
+    );
+    assert.deepEqual(contentOf(treeOf(mine)), theirContent, 'their content');
+    assert.equal(readFileSync(path.join(mine, 'selfhost', 'pairing.json'), 'utf8'), myIdentity, 'my identity and devices');
+  });
+
   it('restore refuses while the service runs on the directory', async () => {
     const dataDir = await realDataDir(procs);
     assert.equal(runCli(['backup', '-data', dataDir]).status, 0);
@@ -184,3 +211,8 @@ describe('backup and restore sub-commands', () => {
     assert.ok(backupsOf(dataDir).includes(oldManual) && backupsOf(dataDir).includes(path.basename(manual)));
   });
 });
+
+/** The tree without `selfhost/` (identity and trust state, which a restore never touches). */
+function contentOf(tree: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tree).filter(([k]) => !k.startsWith('selfhost/')));
+}

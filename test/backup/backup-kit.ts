@@ -101,3 +101,41 @@ export async function readEntries(file: string): Promise<RawEntry[]> {
   await Promise.all(pending);
   return entries;
 }
+
+export interface CraftedFile {
+  path: string;
+  body: Buffer;
+}
+
+/** A manifest (format 2) listing `dirs` and `files` exactly as given, for hand-made snapshots. */
+export function manifestEntry(nodeId: string | null, dirs: string[], files: CraftedFile[]): RawEntry {
+  const manifest = {
+    format: 2,
+    created_at: new Date().toISOString(),
+    kind: 'manual',
+    version: 'test',
+    node_id: nodeId,
+    dirs,
+    files: files.map((f) => ({
+      path: f.path,
+      size: f.body.length,
+      mode: 0o600,
+      sha256: createHash('sha256').update(f.body).digest('hex'),
+    })),
+  };
+  return { path: 'manifest.json', body: Buffer.from(JSON.stringify(manifest)) };
+}
+
+/** A snapshot whose manifest lists exactly what it holds: hostile only by its names. */
+export async function craftSnapshot(file: string, nodeId: string | null, dirs: string[], files: CraftedFile[]): Promise<void> {
+  await packEntries(file, [
+    manifestEntry(nodeId, dirs, files),
+    ...dirs.map((d): RawEntry => ({ path: `data/${d}/`, type: 'Directory' })),
+    ...files.map((f): RawEntry => ({ path: `data/${f.path}`, body: f.body })),
+  ]);
+}
+
+/** The node id a data directory has (its `selfhost/pairing.json`). */
+export function nodeIdOf(dataDir: string): string {
+  return (JSON.parse(readFileSync(path.join(dataDir, 'selfhost', 'pairing.json'), 'utf8')) as { node_id: string }).node_id;
+}
