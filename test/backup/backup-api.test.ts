@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { api, startPaired, type BackendProcess } from '../helpers/backend-process.js';
@@ -123,6 +124,39 @@ describe('backups through the API', () => {
     assert.ok(backupsOf(proc.dataDir).includes(restore.body.safety_backup.name));
     // Still stops cleanly on a signal after the restart.
     assert.equal(await proc.stop(), 0);
+  });
+
+  it('the restart after a restore keeps the port: a process trying to bind it meanwhile never gets it', async () => {
+    const { proc, credential } = await startPaired();
+    procs.push(proc);
+    const snap = await api(proc.url, 'POST', '/api/backups', { credential, body: {} });
+    assert.equal(snap.status, 201);
+    const port = Number(new URL(proc.url).port);
+    // The squatter: binds the port the moment it is free (as a local process after the credential would).
+    let attempts = 0;
+    let took = false;
+    let squatting = true;
+    const squat = (): void => {
+      if (!squatting) return;
+      attempts++;
+      const s = net.createServer();
+      s.once('error', () => setImmediate(squat));
+      s.listen({ port, host: '127.0.0.1', exclusive: true }, () => {
+        took = true;
+        s.close();
+      });
+    };
+    const lines = proc.lines.length;
+    squat();
+    const restore = await api(proc.url, 'POST', `/api/backups/${snap.body.name}/restore`, { credential });
+    assert.equal(restore.status, 202, JSON.stringify(restore.body));
+    await proc.waitForLine(/^backup restored; starting again$/, 15_000, lines);
+    await proc.waitForLine(/^listening on /, 15_000, lines);
+    squatting = false;
+    assert.ok(attempts > 1, 'the squatter kept trying through the restart');
+    assert.equal(took, false, 'the port was never free');
+    assert.equal(proc.exitCode, null);
+    assert.equal((await api(proc.url, 'GET', '/api/workspaces', { credential })).status, 200);
   });
 
   it('a snapshot of another node is refused through the API, nothing changed', async () => {
