@@ -108,7 +108,12 @@ async function addFile(gzip: Gzip, root: string, rel: string, at: Date, scratch:
     async function* body(): AsyncIterable<Buffer> {
       let got = 0;
       if (size > 0) {
-        for await (const chunk of handle.createReadStream({ start: 0, end: size - 1, autoClose: false }) as AsyncIterable<Buffer>) {
+        for await (const chunk of handle.createReadStream({
+          start: 0,
+          end: size - 1,
+          autoClose: false,
+          highWaterMark: 1024 * 1024,
+        }) as AsyncIterable<Buffer>) {
           got += chunk.length;
           hash.update(chunk);
           yield chunk;
@@ -126,7 +131,8 @@ async function addFile(gzip: Gzip, root: string, rel: string, at: Date, scratch:
 
 /** Gzip'd tar entries into `file`; `fill` adds them, the end-of-archive blocks only when `last`. */
 async function gzipFile(file: string, fill: (gzip: Gzip) => Promise<void>, last: boolean): Promise<void> {
-  const gzip = createGzip();
+  // Level 1: a snapshot of many GB is CPU-bound on deflate; the size gained by higher levels is small.
+  const gzip = createGzip({ level: 1 });
   const out = createWriteStream(file, { mode: 0o600, flags: 'wx' });
   const done = pipeline(gzip, out);
   try {

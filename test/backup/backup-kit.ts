@@ -5,8 +5,8 @@ import path from 'node:path';
 import { BACKEND_ENTRY } from '../helpers/backend-process.js';
 
 /** Runs a sub-command of the built backend. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [BACKEND_ENTRY, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeout = 30_000) {
+  return spawnSync(process.execPath, [BACKEND_ENTRY, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout });
 }
 
 /**
