@@ -8,7 +8,7 @@ const marked = new Marked({ gfm: true, breaks: false, extensions: [blockMath, in
 
 function mathTokens(tokens: Token[]): { text: string; display: boolean }[] {
   const out: { text: string; display: boolean }[] = [];
-  marked.walkTokens(tokens, (t) => {
+  void marked.walkTokens(tokens, (t) => {
     if (t.type === 'math')
       out.push({ text: (t as unknown as { text: string }).text, display: (t as unknown as { display: boolean }).display });
   });
