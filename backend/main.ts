@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cli/args.js';
 import { readCaCertificates, trustExtraCaCertificates } from './cli/extra-ca-certs.js';
@@ -47,8 +48,105 @@ function listenFailure(err: NodeJS.ErrnoException, what: string, host: string, p
 /** What the utility-process parent watch calls: the current (possibly restarted) service's shutdown. */
 let onParentGone = (): void => process.exit(0);
 
-/** Runs the service; `heldLock` when it restarts itself after a restore (the lock stays taken). */
-async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void> {
+/** The listeners of a service that restarted itself: kept bound, handed to the next service. */
+interface Listeners {
+  server: Server | TlsServer;
+  swapServer?: Server;
+  tlsMaterial?: TlsMaterial;
+  url: string;
+  swapUrl: string | null;
+  port: number;
+  /** Points the listeners at a service's handlers (its app, its WebSocket upgrades). */
+  route(service: Service): void;
+  /** Between two services: every request is answered 503, every upgrade refused. */
+  pause(): void;
+}
+
+/** While a restore swaps the files: requests are refused, and the port stays ours. */
+function restartingReply(res: ServerResponse): void {
+  const body = JSON.stringify({
+    error: { code: 'shutting_down', message: 'The backend is restarting after a restore; try again in a moment.' },
+  });
+  res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' });
+  res.end(body);
+}
+
+/** Creates and binds the listeners once; later services reuse them (the port is never free). */
+async function openListeners(options: CliOptions, service: Service, clientCas: string[] | undefined): Promise<Listeners> {
+  const { logger } = service;
+  let tlsMaterial: TlsMaterial | undefined;
+  try {
+    tlsMaterial = await loadTlsMaterial(options.tls, {
+      selfhostDir: service.paths.selfhostDir,
+      host: options.host,
+      log: (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)),
+    });
+  } catch (err) {
+    process.stderr.write(`error: TLS: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  let app: (req: IncomingMessage, res: ServerResponse) => void = service.app;
+  let swapApp: ((req: IncomingMessage, res: ServerResponse) => void) | undefined = service.swapApp ?? undefined;
+  let detachWs: (() => void) | undefined;
+  const handler = (req: IncomingMessage, res: ServerResponse) => app(req, res);
+  // HTTPS and WSS share the one port: the WebSocket upgrade arrives on the TLS server as on plain HTTP.
+  const server = tlsMaterial
+    ? createTlsServer(
+        {
+          cert: tlsMaterial.cert,
+          key: tlsMaterial.key,
+          minVersion: 'TLSv1.2',
+          // mTLS: without a certificate signed by the client CA the handshake fails.
+          ...(clientCas ? { ca: clientCas, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        handler,
+      )
+    : createServer(handler);
+  Object.assign(server, LISTENER_LIMITS);
+  const port = await listen(server, options.port, options.host).catch((err: NodeJS.ErrnoException) =>
+    listenFailure(err, tlsMaterial ? 'HTTPS' : 'HTTP', options.host, options.port),
+  );
+  const url = `${tlsMaterial ? 'https' : 'http'}://${formatHost(options.host)}:${port}`;
+
+  let swapServer: Server | undefined;
+  let swapUrl: string | null = null;
+  if (service.swapApp && options.swapPort !== 'off') {
+    const swapPortWanted = options.swapPort;
+    swapServer = createServer((req, res) => (swapApp ? swapApp(req, res) : restartingReply(res)));
+    swapServer.keepAliveTimeout = LISTENER_LIMITS.keepAliveTimeout;
+    swapServer.requestTimeout = LISTENER_LIMITS.requestTimeout;
+    // The swap builder has no credential: it is only ever bound to the loopback.
+    const swapPort = await listen(swapServer, swapPortWanted, SWAP_HOST).catch((err: NodeJS.ErrnoException) =>
+      listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
+    );
+    swapUrl = `http://${SWAP_HOST}:${swapPort}`;
+  }
+  const refuseUpgrade = (_req: IncomingMessage, socket: Duplex) => socket.destroy();
+  return {
+    server,
+    swapServer,
+    tlsMaterial,
+    url,
+    swapUrl,
+    port,
+    route(next) {
+      server.off('upgrade', refuseUpgrade);
+      app = next.app;
+      swapApp = next.swapApp ?? undefined;
+      detachWs = next.ws.attach(server);
+    },
+    pause() {
+      app = (_req, res) => restartingReply(res);
+      swapApp = undefined;
+      detachWs?.();
+      detachWs = undefined;
+      server.on('upgrade', refuseUpgrade);
+    },
+  };
+}
+
+/** Runs the service; `kept` when it restarts itself after a restore (the lock and the listeners stay). */
+async function serve(options: CliOptions, kept?: { lock: InstanceLock; listeners: Listeners }): Promise<void> {
   let service: Service;
   let lock: InstanceLock;
   let extraCas: string[] = [];
@@ -60,10 +158,10 @@ async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void
     process.stderr.write(`error: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  if (extraCas.length > 0) trustExtraCaCertificates(extraCas);
+  if (extraCas.length > 0 && !kept) trustExtraCaCertificates(extraCas);
   try {
     // One backend per data directory, checked before anything in it is touched.
-    lock = heldLock ?? (await InstanceLock.acquire(options.dataDir));
+    lock = kept?.lock ?? (await InstanceLock.acquire(options.dataDir));
     service = await createService({
       restart: (apply) => void restartWith(apply),
       dataDir: options.dataDir,
@@ -84,68 +182,15 @@ async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void
   if (!isLoopbackAddress(options.host)) {
     logger.error(`warning: listening on non-loopback address ${options.host}; anyone who can reach it can try to pair`);
   }
-  let tlsMaterial: TlsMaterial | undefined;
-  try {
-    tlsMaterial = await loadTlsMaterial(options.tls, {
-      selfhostDir: service.paths.selfhostDir,
-      host: options.host,
-      log: (line) => (line.startsWith('warning: ') ? logger.warn(line) : logger.info(line)),
-    });
-  } catch (err) {
-    process.stderr.write(`error: TLS: ${(err as Error).message}\n`);
-    process.exit(1);
-  }
-
-  // HTTPS and WSS share the one port: the WebSocket upgrade arrives on the TLS server as on plain HTTP.
-  const server = tlsMaterial
-    ? createTlsServer(
-        {
-          cert: tlsMaterial.cert,
-          key: tlsMaterial.key,
-          minVersion: 'TLSv1.2',
-          // mTLS: without a certificate signed by the client CA the handshake fails.
-          ...(clientCas ? { ca: clientCas, requestCert: true, rejectUnauthorized: true } : {}),
-        },
-        service.app,
-      )
-    : createServer(service.app);
-  Object.assign(server, LISTENER_LIMITS);
-  service.ws.attach(server);
-  const port = await listen(server, options.port, options.host).catch((err: NodeJS.ErrnoException) =>
-    listenFailure(err, tlsMaterial ? 'HTTPS' : 'HTTP', options.host, options.port),
-  );
-  service.setPort(port);
+  const listeners = kept?.listeners ?? (await openListeners(options, service, clientCas));
+  const { server, swapServer, tlsMaterial, url, swapUrl } = listeners;
+  listeners.route(service);
+  service.setPort(listeners.port);
   if (tlsMaterial) service.setTlsFingerprint(tlsMaterial.fingerprint);
-  const url = `${tlsMaterial ? 'https' : 'http'}://${formatHost(options.host)}:${port}`;
-
-  let swapServer: Server | undefined;
-  let swapUrl: string | null = null;
-  if (service.swapApp && options.swapPort !== 'off') {
-    const swapPortWanted = options.swapPort;
-    swapServer = createServer(service.swapApp);
-    swapServer.keepAliveTimeout = LISTENER_LIMITS.keepAliveTimeout;
-    swapServer.requestTimeout = LISTENER_LIMITS.requestTimeout;
-    // The swap builder has no credential: it is only ever bound to the loopback.
-    const swapPort = await listen(swapServer, swapPortWanted, SWAP_HOST).catch((err: NodeJS.ErrnoException) =>
-      listenFailure(err, 'swap builder', SWAP_HOST, swapPortWanted),
-    );
-    service.setSwapPort(swapPort);
-    swapUrl = `http://${SWAP_HOST}:${swapPort}`;
-  }
+  const swapPort = (swapServer?.address() as { port: number } | null | undefined)?.port;
+  if (swapPort !== undefined) service.setSwapPort(swapPort);
 
   let stopping = false;
-  const closeServers = (): Promise<void> => {
-    const servers = [server, ...(swapServer ? [swapServer] : [])];
-    return Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            s.close(() => resolve());
-            s.closeAllConnections();
-          }),
-      ),
-    ).then(() => undefined);
-  };
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -162,22 +207,25 @@ async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void
   const onSigint = () => shutdown('SIGINT');
   const onSigterm = () => shutdown('SIGTERM');
   const onDisconnect = () => shutdown('parent exited');
-  // A backup restore through the API: stop serving, put the files in place, serve again on the same ports.
+  // A backup restore through the API: stop the service, put the files in place, serve again. The
+  // listeners stay bound throughout (requests meanwhile get 503): no other process can take the port.
   const restartWith = async (apply: () => Promise<void>) => {
     if (stopping) return;
     stopping = true;
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
     process.off('disconnect', onDisconnect);
-    const swapPortNow = (swapServer?.address() as { port: number } | null | undefined)?.port;
-    await Promise.all([service.stop(), closeServers()]);
+    listeners.pause();
+    await service.stop();
+    server.closeAllConnections();
+    swapServer?.closeAllConnections();
     try {
       await apply();
       logger.info('backup restored; starting again');
     } catch (err) {
       logger.error(`error: the restore failed, the data directory was left as it was: ${(err as Error).message}`);
     }
-    await serve({ ...options, port, swapPort: options.swapPort === 'off' ? 'off' : (swapPortNow ?? options.swapPort) }, lock);
+    await serve(options, { lock, listeners });
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
@@ -187,7 +235,7 @@ async function serve(options: CliOptions, heldLock?: InstanceLock): Promise<void
   }
   // Run by the desktop app in an Electron utility process (no IPC channel): watch the app's process.
   onParentGone = () => shutdown('parent exited');
-  if (inUtilityProcess() && !heldLock) watchParent(() => onParentGone());
+  if (inUtilityProcess() && !kept) watchParent(() => onParentGone());
   // The desktop app finds a running backend for its data directory here.
   await lock.update({ url, swapUrl }).catch((err: Error) => {
     logger.error(`warning: cannot record the addresses in ${lock.file}: ${err.message}`);
@@ -223,7 +271,7 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${await backupCommand(options.dataDir)}\n`);
       return;
     case 'restore':
-      process.stdout.write(`${(await restoreCommand(options.dataDir, options.restoreFile ?? '')).join('\n')}\n`);
+      process.stdout.write(`${(await restoreCommand(options.dataDir, options.restoreFile ?? '', options.foreign)).join('\n')}\n`);
       return;
     case 'serve':
       return serve(options);

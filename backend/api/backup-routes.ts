@@ -57,6 +57,14 @@ export function backupRoutes({ backups, logger, restart }: BackupRouteOptions): 
         if (err instanceof SnapshotInvalidError) throw new ApiError('backup_invalid', `${err.message}; nothing was changed.`);
         throw err;
       });
+      if (prepared.foreign) {
+        await prepared.discard();
+        throw new ApiError(
+          'conflict',
+          `This snapshot was taken on another node (${prepared.manifest.node_id ?? 'unknown'}; this one is ${prepared.nodeId ?? 'not set up yet'}). ` +
+            'Restore it with the `restore FILE -foreign` sub-command while the service is stopped; nothing was changed.',
+        );
+      }
       let safety;
       try {
         safety = await backups.create('pre-restore');

@@ -8,7 +8,7 @@ import { backupName, dailyDue, namesToPrune, parseBackupName } from './backup-na
 import { applyStaged } from './restore-apply.js';
 import { unpackVerified } from './snapshot-reader.js';
 import type { Manifest } from './snapshot-format.js';
-import { writeSnapshot } from './snapshot-writer.js';
+import { readNodeId, writeSnapshot } from './snapshot-writer.js';
 
 export interface BackupStoreOptions {
   /** The data directory; snapshots go to `<root>/backups/`. */
@@ -19,6 +19,10 @@ export interface BackupStoreOptions {
 /** A snapshot unpacked and verified, ready to replace the data directory (or to be discarded). */
 export interface PreparedRestore {
   manifest: Manifest;
+  /** The snapshot was taken on another node (or this directory has no node id yet). */
+  foreign: boolean;
+  /** This data directory's node id (null before its first start). */
+  nodeId: string | null;
   apply(): Promise<void>;
   discard(): Promise<void>;
 }
@@ -110,7 +114,9 @@ export class BackupStore {
     const discard = () => fs.rm(staging, { recursive: true, force: true });
     try {
       const manifest = await unpackVerified(file, staging);
-      return { manifest, discard, apply: () => applyStaged(this.root, staging, manifest) };
+      const nodeId = await readNodeId(this.root);
+      const foreign = nodeId === null || manifest.node_id !== nodeId;
+      return { manifest, foreign, nodeId, discard, apply: () => applyStaged(this.root, staging, manifest) };
     } catch (err) {
       await discard();
       throw err;

@@ -1,32 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { EXCLUDED_TOP, INSTANCE_LOCK, type Manifest } from './snapshot-format.js';
-
-async function exists(p: string): Promise<boolean> {
-  return fs.lstat(p).then(
-    () => true,
-    () => false,
-  );
-}
+import { EXCLUDED_TOP, IDENTITY_TOP, type Manifest } from './snapshot-format.js';
 
 /**
- * Puts a verified, staged snapshot in place of the data directory's contents. `backups/`, `trash/`
- * and the live instance lock stay. Each top-level entry moves by rename (same file system: the
- * staging folder lives in `backups/`), the current ones aside first, so a failure midway moves them
- * back. The caller took a snapshot of the current state before calling this.
+ * Puts a verified, staged snapshot in place of the data directory's content. `backups/`, `trash/`
+ * and `selfhost/` (the node's identity and trust state: devices, credentials, TLS, tool-server
+ * tokens, the live lock) stay as they are; derived files (the search index) go and are rebuilt.
+ * Each top-level entry moves by rename (same file system: the staging folder lives in `backups/`),
+ * the current ones aside first, so a failure midway moves them back. The caller took a snapshot of
+ * the current state before calling this.
  */
 export async function applyStaged(root: string, staging: string, manifest: Manifest): Promise<void> {
   for (const f of manifest.files) await fs.chmod(path.join(staging, f.path), f.mode & 0o777);
-  // The lock names the process doing the restore (or the service restarting itself): keep it.
-  const lock = path.join(root, INSTANCE_LOCK);
-  if (await exists(lock)) {
-    await fs.mkdir(path.dirname(path.join(staging, INSTANCE_LOCK)), { recursive: true, mode: 0o700 });
-    await fs.copyFile(lock, path.join(staging, INSTANCE_LOCK));
-  }
   const aside = path.join(root, 'backups', `.restore-old-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(aside, { mode: 0o700 });
-  const current = (await fs.readdir(root)).filter((name) => !EXCLUDED_TOP.has(name));
+  const current = (await fs.readdir(root)).filter((name) => !EXCLUDED_TOP.has(name) && name !== IDENTITY_TOP);
   const incoming = await fs.readdir(staging);
   const movedAside: string[] = [];
   const movedIn: string[] = [];

@@ -55,6 +55,10 @@ export interface SearchResponse {
   has_more: boolean;
   /** The index is still catching up with the logs (after a rebuild): hits may be missing. */
   indexing: boolean;
+  /** The distinct terms searched: the first 16 of the query (one- and two-letter ones as whole words). */
+  terms: string[];
+  /** Distinct terms past the first 16, ignored (0 when the whole query was searched). */
+  terms_dropped: number;
 }
 
 /**

@@ -1,11 +1,17 @@
 import type { LogRecord, StoredBlock as Block, StoredMessage } from './chat-types.js';
 import { ImportError, IdMaker, isoFromSeconds, type ImportedSession } from './import-kit.js';
 
+/** Lets the event loop run every `every` calls: a conversation of any size never holds it long. */
+function breather(every = 1000): () => Promise<void> | undefined {
+  let n = 0;
+  return () => (++n % every === 0 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
+}
+
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks one conversation of `conversations.json`; the first problem is a 400 naming its path. */
-function check(conv: unknown, at: string): asserts conv is Json & { mapping: Record<string, Json> } {
+async function check(conv: unknown, at: string): Promise<Json & { mapping: Record<string, Json> }> {
   if (!isObject(conv)) throw new ImportError(at, `${at} must be an object (a conversation).`);
   if (conv.title !== undefined && conv.title !== null && typeof conv.title !== 'string')
     throw new ImportError(`${at}.title`, `${at}.title must be a string.`);
@@ -13,7 +19,9 @@ function check(conv: unknown, at: string): asserts conv is Json & { mapping: Rec
   if (conv.current_node !== undefined && conv.current_node !== null && typeof conv.current_node !== 'string')
     throw new ImportError(`${at}.current_node`, `${at}.current_node must be a node id or null.`);
   const mapping = conv.mapping;
+  const pause = breather();
   for (const [key, node] of Object.entries(mapping)) {
+    await pause();
     const p = `${at}.mapping.${key}`;
     if (!isObject(node)) throw new ImportError(p, `${p} must be an object (a node).`);
     if (node.parent !== undefined && node.parent !== null && (typeof node.parent !== 'string' || !(node.parent in mapping)))
@@ -36,6 +44,7 @@ function check(conv: unknown, at: string): asserts conv is Json & { mapping: Rec
     if (m.content.content_type === 'text' && !Array.isArray(m.content.parts))
       throw new ImportError(`${mp}.content.parts`, `${mp}.content.parts must be a list.`);
   }
+  return conv as Json & { mapping: Record<string, Json> };
 }
 
 /** Our blocks for one ChatGPT message, or why it is left out. */
@@ -86,9 +95,10 @@ function blocksOf(m: Json, note: (reason: string) => void): Block[] | string {
  * message, a left-out node's children hang from its nearest kept ancestor, siblings keep their
  * order (edits and regenerations stay alternatives), and `current_node` becomes the shown branch.
  */
-export function convertChatGpt(conv: unknown, index: number): ImportedSession {
+export async function convertChatGpt(raw: unknown, index: number): Promise<ImportedSession> {
   const at = `[${index}]`;
-  check(conv, at);
+  const conv = await check(raw, at);
+  const pause = breather();
   const mapping = conv.mapping;
   const convCreated = isoFromSeconds(conv.create_time) ?? new Date().toISOString();
   const title = typeof conv.title === 'string' && conv.title.trim() ? conv.title.trim().slice(0, 200) : 'Imported chat';
@@ -99,9 +109,15 @@ export function convertChatGpt(conv: unknown, index: number): ImportedSession {
   const kids = new Map<string | null, string[]>();
   const roots: string[] = [];
   for (const [key, node] of Object.entries(mapping)) {
+    await pause();
     const parent = typeof node.parent === 'string' ? node.parent : null;
     if (parent === null) roots.push(key);
-    else kids.set(parent, [...(kids.get(parent) ?? []), key]);
+    else {
+      // Pushed in place: copying the list for each child made many siblings quadratic.
+      const list = kids.get(parent);
+      if (list) list.push(key);
+      else kids.set(parent, [key]);
+    }
   }
   for (const [parent, list] of kids) {
     const listed = (mapping[parent!]?.children as string[] | undefined) ?? [];
@@ -118,6 +134,7 @@ export function convertChatGpt(conv: unknown, index: number): ImportedSession {
   const visited = new Set<string>();
   const stack: { key: string; parent: string | null }[] = roots.reverse().map((key) => ({ key, parent: null }));
   while (stack.length) {
+    await pause();
     const { key, parent } = stack.pop()!;
     visited.add(key);
     const m = mapping[key].message;

@@ -27,6 +27,8 @@ export interface SearchPage {
   has_more: boolean;
   /** True while the index is still catching up with the logs (after a rebuild): hits may be missing. */
   indexing: boolean;
+  terms: string[];
+  terms_dropped: number;
 }
 
 /**
@@ -205,9 +207,10 @@ export class SearchIndex {
 
   /** Ranked hits (bm25, then newest), `limit` from `offset`, optionally in one workspace. */
   search(q: string, options: { workspaceId?: string; limit: number; offset: number }): SearchPage {
-    const match = matchQuery(q);
+    const { match, terms, dropped } = matchQuery(q);
     const indexing = this.catching !== null;
-    if (!match) return { hits: [], has_more: false, indexing };
+    const cut = { terms, terms_dropped: dropped };
+    if (!match) return { hits: [], has_more: false, indexing, ...cut };
     const where = options.workspaceId ? 'AND m.workspace_id = ?' : '';
     const args: (string | number)[] = [match, ...(options.workspaceId ? [options.workspaceId] : []), options.limit + 1, options.offset];
     const rows = this.db
@@ -222,7 +225,7 @@ export class SearchIndex {
       message_id: r.message_id,
       snippet: snippetOf(r.body, q),
     }));
-    return { hits, has_more: rows.length > options.limit, indexing };
+    return { hits, has_more: rows.length > options.limit, indexing, ...cut };
   }
 
   close(): void {

@@ -13,19 +13,56 @@ export function searchTerms(text: string): string {
   return text.replace(CJK, (c) => ` ${c} `);
 }
 
-/** An FTS5 MATCH expression for what the user typed: every word (as a prefix), CJK runs as phrases. */
-export function matchQuery(q: string): string | null {
+/** A query uses at most this many distinct terms; the rest are ignored (and the answer says so). */
+export const MAX_QUERY_TERMS = 16;
+/** Terms this short are never expanded as prefixes: "a*" would match most of the index. */
+const MIN_PREFIX_CHARS = 3;
+
+export interface MatchQuery {
+  /** The FTS5 MATCH expression, or null when the query holds no searchable term. */
+  match: string | null;
+  /** The distinct terms searched, in the order typed (at most MAX_QUERY_TERMS). */
+  terms: string[];
+  /** Distinct terms past the first MAX_QUERY_TERMS, left out. */
+  dropped: number;
+}
+
+/**
+ * An FTS5 MATCH expression for what the user typed: every word (its last token as a prefix when it
+ * has 3 or more characters), CJK runs as phrases; the first 16 distinct terms only, so the work a
+ * query causes stays bounded whatever it holds.
+ */
+export function matchQuery(q: string): MatchQuery {
   const parts: string[] = [];
+  const terms: string[] = [];
+  const seen = new Set<string>();
+  const ignored = new Set<string>();
   for (const word of q.split(/\s+/)) {
-    const tokens = searchTerms(word)
+    const all = searchTerms(word)
       .split(/[^\p{L}\p{N}]+/u)
       .filter(Boolean);
+    const tokens: string[] = [];
+    for (const t of all) {
+      const key = t.toLowerCase();
+      if (!seen.has(key) && seen.size >= MAX_QUERY_TERMS) {
+        ignored.add(key);
+        continue;
+      }
+      if (!seen.has(key)) {
+        seen.add(key);
+        terms.push(t);
+      }
+      tokens.push(t);
+    }
     if (tokens.length === 0) continue;
     const phrase = tokens.map((t) => t.replace(/"/g, '""')).join(' ');
-    // The last token of a Latin word may be unfinished (search as you type): a prefix.
-    parts.push(CJK_ONE.test(tokens[tokens.length - 1]) ? `"${phrase}"` : `"${phrase}"*`);
+    const last = tokens[tokens.length - 1];
+    // The last token of a Latin word may be unfinished (search as you type): a prefix, when long enough.
+    const prefix = !CJK_ONE.test(last) && [...last].length >= MIN_PREFIX_CHARS;
+    const part = prefix ? `"${phrase}"*` : `"${phrase}"`;
+    if (!parts.includes(part)) parts.push(part);
   }
-  return parts.length > 0 ? parts.join(' ') : null;
+  return { match: parts.length > 0 ? parts.join(' ') : null, terms, dropped: ignored.size };
 }
 
 const CONTEXT = 40;

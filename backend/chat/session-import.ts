@@ -40,7 +40,7 @@ async function* conversations(file: string): AsyncGenerator<ImportedSession> {
   const head = await firstByte(file);
   if (head === 0x5b) {
     try {
-      for await (const { index, value } of jsonArrayElements(file)) yield convertChatGpt(value, index);
+      for await (const { index, value } of jsonArrayElements(file)) yield await convertChatGpt(value, index);
     } catch (err) {
       if (err instanceof ArrayStreamError) throw new ImportError(err.path, err.message);
       throw err;

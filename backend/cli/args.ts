@@ -7,6 +7,8 @@ export interface CliOptions {
   command: 'serve' | 'reset-pairing' | 'version' | 'help' | 'backup' | 'restore';
   /** `restore FILE`: the snapshot to restore (a path, or a name in the data directory's backups/). */
   restoreFile?: string;
+  /** `restore -foreign`: accept a snapshot taken on another node (content only, never its identity). */
+  foreign?: boolean;
   port: number;
   host: string;
   dataDir: string;
@@ -35,7 +37,8 @@ commands:
   reset-pairing   forget the credential; the next start logs a new pairing code
   backup          write a snapshot of the data directory into its backups/ folder
   restore FILE    restore a snapshot (verified first; the current state is backed up before);
-                  FILE is a path or a name listed in backups/. Stop the service first
+                  FILE is a path or a name listed in backups/. Stop the service first.
+                  Content only: this node's devices, credentials and TLS stay as they are
   version         print the version
 
 flags (single or double dash; "-flag value" or "-flag=value"):
@@ -54,6 +57,7 @@ flags (single or double dash; "-flag value" or "-flag=value"):
   -allow-insecure-remote
                     allow plain HTTP on a non-loopback -host (the credential crosses the network in clear)
   -shell-env        tool servers use the PATH of the user's login shell ($SHELL -ilc, read once)
+  -foreign          restore: accept a snapshot taken on another node (its content only)
   -h, -help         show this help
 `;
 
@@ -114,7 +118,7 @@ const VALUE_FLAGS = [
   'client-ca',
 ] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
-const BOOL_FLAGS = ['allow-insecure-remote', 'shell-env'] as const;
+const BOOL_FLAGS = ['allow-insecure-remote', 'shell-env', 'foreign'] as const;
 
 interface Parsed {
   tls?: 'auto' | 'off';
@@ -161,6 +165,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     if ((BOOL_FLAGS as readonly string[]).includes(name)) {
       const value = parseBool(name, eq === -1 ? 'true' : body.slice(eq + 1));
       if (name === 'shell-env') options.shellEnv = value;
+      else if (name === 'foreign') options.foreign = value;
       else options.allowInsecureRemote = value;
       continue;
     }

@@ -5,6 +5,11 @@ import { formatBytes } from '../backup/backup-names.js';
 import { SnapshotInvalidError } from '../backup/snapshot-reader.js';
 import { InstanceLock, InstanceLockedError, readLiveInstance } from '../data/instance-lock.js';
 
+/** What a restore brings back, and what it never does (said for a snapshot of another node). */
+const FOREIGN_NOTE =
+  'it brings config, profiles, workspaces, sessions, attachments, skills and knowledge; ' +
+  "it keeps this node's identity, paired devices and credentials, TLS key and certificate, tool-server sign-ins and bootstrap secret";
+
 /** A sub-command failure with the message for stderr (exit 1). */
 export class CommandError extends Error {}
 
@@ -19,9 +24,10 @@ export async function backupCommand(dataDir: string): Promise<string> {
 /**
  * `restore FILE`: refuses while a service runs on the directory (it would write its old state back);
  * holds the instance lock so none starts meanwhile; verifies before changing anything; snapshots the
- * current state first.
+ * current state first. Content only: this node's identity and trust state (`selfhost/`) stay; a
+ * snapshot of another node needs `foreign`.
  */
-export async function restoreCommand(dataDir: string, file: string): Promise<string[]> {
+export async function restoreCommand(dataDir: string, file: string, foreign = false): Promise<string[]> {
   const running = await readLiveInstance(dataDir);
   if (running) {
     throw new CommandError(
@@ -47,6 +53,13 @@ export async function restoreCommand(dataDir: string, file: string): Promise<str
       if (err instanceof SnapshotInvalidError) throw new CommandError(`${err.message}; nothing was changed`);
       throw err;
     }
+    if (prepared.foreign && !foreign) {
+      await prepared.discard();
+      throw new CommandError(
+        `${source} was taken on another node (${prepared.manifest.node_id ?? 'unknown'}; this data directory is ${prepared.nodeId ?? 'not set up yet'}). ` +
+          `Add -foreign to restore its content here (${FOREIGN_NOTE}); nothing was changed`,
+      );
+    }
     let safety;
     try {
       safety = await store.create('pre-restore');
@@ -56,6 +69,7 @@ export async function restoreCommand(dataDir: string, file: string): Promise<str
       throw err;
     }
     return [
+      ...(prepared.foreign ? [`restoring a snapshot of another node: ${FOREIGN_NOTE}`] : []),
       `state before the restore saved as ${path.join(store.dir, safety.name)}`,
       `restored ${source} (taken ${prepared.manifest.created_at}) into ${dataDir}`,
     ];

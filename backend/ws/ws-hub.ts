@@ -90,8 +90,11 @@ export class WsHub {
     });
   }
 
-  attach(server: Server | TlsServer): void {
-    server.on('upgrade', (req, socket, head) => this.handleUpgrade(req, socket, head));
+  /** Handles the server's WebSocket upgrades; the function returned stops that (a restart hands the server on). */
+  attach(server: Server | TlsServer): () => void {
+    const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head);
+    server.on('upgrade', listener);
+    return () => server.off('upgrade', listener);
   }
 
   get size(): number {

@@ -105,9 +105,9 @@ describe('backup and restore sub-commands', () => {
     // 4. Hostile: a path out of the data directory, and a symbolic link.
     const manifest = entries.find((e) => e.path === 'manifest.json')!;
     const escape = path.join(work, 'escape.tar.gz');
-    await packEntries(escape, [{ path: 'data/../../escaped.txt', body: Buffer.from('x') }, manifest]);
+    await packEntries(escape, [manifest, { path: 'data/../../escaped.txt', body: Buffer.from('x') }]);
     const link = path.join(work, 'link.tar.gz');
-    await packEntries(link, [{ path: 'data/config.yaml', type: 'SymbolicLink', linkpath: '/etc/passwd' }, manifest]);
+    await packEntries(link, [manifest, { path: 'data/config.yaml', type: 'SymbolicLink', linkpath: '/etc/passwd' }]);
     // 5. Not a snapshot at all.
     const other = path.join(work, 'other.tar.gz');
     await packEntries(other, [{ path: 'notes.txt', body: Buffer.from('hello') }]);
@@ -118,7 +118,7 @@ describe('backup and restore sub-commands', () => {
       [tampered, /SKILL\.md" fails its checksum/],
       [escape, /unsafe path/],
       [link, /not a plain file/],
-      [other, /unexpected entry "notes\.txt"/],
+      [other, /does not start with manifest\.json/],
       [path.join(work, 'missing.tar.gz'), /cannot read/],
     ];
     const listing = backupsOf(dataDir);
@@ -132,6 +132,33 @@ describe('backup and restore sub-commands', () => {
     }
     assert.throws(() => statSync(path.join(dataDir, '..', '..', 'escaped.txt')));
     rmSync(work, { recursive: true, force: true });
+  });
+
+  it("a snapshot of another node needs -foreign, which brings its content and keeps this node's identity", async () => {
+    const theirs = await realDataDir(procs);
+    assert.equal(runCli(['backup', '-data', theirs]).status, 0);
+    const snapshot = onlySnapshot(theirs, 'manual');
+    const theirContent = contentOf(treeOf(theirs));
+    const mine = await realDataDir(procs);
+    const myIdentity = readFileSync(path.join(mine, 'selfhost', 'pairing.json'), 'utf8');
+    const tree = treeOf(mine);
+
+    const refused = runCli(['restore', snapshot, '-data', mine]);
+    assert.equal(refused.status, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      /was taken on another node .*Add -foreign.*keeps this node's identity, paired devices.*nothing was changed/,
+    );
+    assert.deepEqual(treeOf(mine), tree);
+
+    const restored = runCli(['restore', snapshot, '-foreign', '-data', mine]);
+    assert.equal(restored.status, 0, restored.stderr);
+    assert.match(
+      restored.stdout,
+      /restoring a snapshot of another node: it brings config, profiles, workspaces, sessions, attachments, skills and knowledge; it keeps this node's identity/,
+    );
+    assert.deepEqual(contentOf(treeOf(mine)), theirContent, 'their content');
+    assert.equal(readFileSync(path.join(mine, 'selfhost', 'pairing.json'), 'utf8'), myIdentity, 'my identity and devices');
   });
 
   it('restore refuses while the service runs on the directory', async () => {
@@ -187,3 +214,8 @@ describe('backup and restore sub-commands', () => {
     assert.ok(backupsOf(dataDir).includes(oldManual) && backupsOf(dataDir).includes(path.basename(manual)));
   });
 });
+
+/** The tree without `selfhost/` (identity and trust state, which a restore never touches). */
+function contentOf(tree: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tree).filter(([k]) => !k.startsWith('selfhost/')));
+}

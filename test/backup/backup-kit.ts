@@ -5,8 +5,8 @@ import path from 'node:path';
 import { BACKEND_ENTRY } from '../helpers/backend-process.js';
 
 /** Runs a sub-command of the built backend. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [BACKEND_ENTRY, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeout = 30_000) {
+  return spawnSync(process.execPath, [BACKEND_ENTRY, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout });
 }
 
 /**
@@ -20,6 +20,8 @@ export function treeOf(root: string): Record<string, string> {
       const child = rel ? `${rel}/${name}` : name;
       if (!rel && (name === 'backups' || name === 'trash')) continue;
       if (child === 'selfhost/instance.lock') continue;
+      // Derived (rebuilt from the logs, written whenever the service likes): never in a snapshot.
+      if (!rel && name.startsWith('search-index.sqlite')) continue;
       const abs = path.join(root, child);
       const stat = statSync(abs);
       if (stat.isDirectory()) {
@@ -82,10 +84,12 @@ export async function readEntries(file: string): Promise<RawEntry[]> {
     const parser = new Parser({
       onReadEntry: (entry) => {
         const chunks: Buffer[] = [];
+        const item: RawEntry = { path: entry.path, type: entry.type as RawEntry['type'] };
+        entries.push(item);
         pending.push(
           (async () => {
             for await (const c of entry) chunks.push(c as Buffer);
-            entries.push({ path: entry.path, type: entry.type as RawEntry['type'], body: Buffer.concat(chunks) });
+            item.body = Buffer.concat(chunks);
           })(),
         );
       },
@@ -96,4 +100,42 @@ export async function readEntries(file: string): Promise<RawEntry[]> {
   });
   await Promise.all(pending);
   return entries;
+}
+
+export interface CraftedFile {
+  path: string;
+  body: Buffer;
+}
+
+/** A manifest (format 2) listing `dirs` and `files` exactly as given, for hand-made snapshots. */
+export function manifestEntry(nodeId: string | null, dirs: string[], files: CraftedFile[]): RawEntry {
+  const manifest = {
+    format: 2,
+    created_at: new Date().toISOString(),
+    kind: 'manual',
+    version: 'test',
+    node_id: nodeId,
+    dirs,
+    files: files.map((f) => ({
+      path: f.path,
+      size: f.body.length,
+      mode: 0o600,
+      sha256: createHash('sha256').update(f.body).digest('hex'),
+    })),
+  };
+  return { path: 'manifest.json', body: Buffer.from(JSON.stringify(manifest)) };
+}
+
+/** A snapshot whose manifest lists exactly what it holds: hostile only by its names. */
+export async function craftSnapshot(file: string, nodeId: string | null, dirs: string[], files: CraftedFile[]): Promise<void> {
+  await packEntries(file, [
+    manifestEntry(nodeId, dirs, files),
+    ...dirs.map((d): RawEntry => ({ path: `data/${d}/`, type: 'Directory' })),
+    ...files.map((f): RawEntry => ({ path: `data/${f.path}`, body: f.body })),
+  ]);
+}
+
+/** The node id a data directory has (its `selfhost/pairing.json`). */
+export function nodeIdOf(dataDir: string): string {
+  return (JSON.parse(readFileSync(path.join(dataDir, 'selfhost', 'pairing.json'), 'utf8')) as { node_id: string }).node_id;
 }

@@ -7,6 +7,9 @@ import { ScriptedSse } from '../helpers/scripted-sse.js';
 import { ChatRig, model } from './chat-harness.js';
 import { compat } from './scripts.js';
 
+/** Sixteen distinct words, all in one message. */
+const TANGO = Array.from({ length: 16 }, (_, i) => `tango${String(i + 1).padStart(2, '0')}`);
+
 describe('search: a persistent full-text index of the logs', () => {
   let fake: ScriptedSse;
   let rig: ChatRig;
@@ -32,6 +35,7 @@ describe('search: a persistent full-text index of the logs', () => {
       extra: (i) => (i === 17 ? 'zebrafish zebrafish zebrafish zebrafish zebrafish' : i < 45 ? 'a zebrafish' : '你好世界的故事'),
     });
     await writeSession(path.join(sessionsOf(other), 's-b'), 's-b', { messages: 3, extra: () => 'zebrafish' });
+    await writeSession(path.join(sessionsOf(other), 's-c'), 's-c', { messages: 1, extra: () => TANGO.join(' ') });
     await rig.proc.stop();
     await rig.restart();
   });
@@ -67,6 +71,22 @@ describe('search: a persistent full-text index of the logs', () => {
     assert.equal(zh.hits.length, 15);
     assert.match(zh.hits[0].snippet, /你好世界/);
     assert.equal((await search('q=zebraf')).hits.length, 20);
+  });
+
+  it('a query is cut to its first 16 distinct terms (said in the answer); one- and two-letter terms are whole words', async () => {
+    await settled('q=zebrafish');
+    // 16 distinct terms (a repeat in other letter case counts once), then two more that no message holds.
+    const q = [TANGO[0].toUpperCase(), ...TANGO, 'missing17', 'missing18'].join(' ');
+    const cut = await search(`q=${encodeURIComponent(q)}`);
+    assert.equal(cut.terms.length, 16);
+    assert.equal(cut.terms_dropped, 2);
+    assert.equal(cut.hits.length, 1, 'the terms past the 16th are not searched');
+    const whole = await search(`q=${encodeURIComponent(TANGO.slice(0, 3).join(' '))}`);
+    assert.equal(whole.terms_dropped, 0);
+    // "ze" is not a prefix of everything starting with it; "zeb" is.
+    assert.equal((await search('q=ze')).hits.length, 0);
+    assert.equal((await search('q=z')).hits.length, 0);
+    assert.ok((await search('q=zeb')).hits.length > 0);
   });
 
   it('indexes what a turn stores as it is stored; a deleted session is no longer found', async () => {
