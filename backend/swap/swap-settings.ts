@@ -41,6 +41,19 @@ const gasNumber = z.number().int().min(-1_000_000).max(10_000_000);
 const ChainSettingsSchema = z.object({
   liquidity: z.enum(['onchain', 'aggregator']).optional(),
   rpc_url: z.string().optional(),
+  /** WebSocket endpoint of the same node: new heads arrive by subscription instead of polling. */
+  ws_url: z.string().optional(),
+  /** How the node is used: calls per HTTP batch (halved when refused) and requests in flight. */
+  rpc: z
+    .object({
+      max_batch: z.number().int().min(1).max(10_000).optional(),
+      max_in_flight: z.number().int().min(1).max(64).optional(),
+      timeout_ms: z.number().int().positive().max(120_000).optional(),
+      /** Head polling interval when ws_url is not set. */
+      poll_ms: z.number().int().min(50).max(60_000).optional(),
+    })
+    .strict()
+    .optional(),
   aggregator: z
     .object({
       url: z.string().optional(),

@@ -16,6 +16,13 @@ export class V4Pools {
 
   constructor(private readonly log: (line: string) => void) {}
 
+  /** Brings the node's known indexes up to `head` in the background, so a request finds them current. */
+  syncKnown(rpc: JsonRpcClient, head: { number: number; hash: string }): void {
+    for (const [key, index] of this.indexes) {
+      if (key.startsWith(`${rpc.url}|`)) index.sync(head, AbortSignal.timeout(30_000)).catch(() => {});
+    }
+  }
+
   /**
    * The routable V4 pools of each enabled source with a `v4:` block, from its PoolManager's
    * Initialize logs. Pools the router's V4 adapter cannot swap exactly (hooks, dynamic fee) are
