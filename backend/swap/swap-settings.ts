@@ -28,6 +28,8 @@ const SourceSettingsSchema = z.object({
       pool_manager: hexAddress.optional(),
       adapter: hexAddress.optional(),
       from_block: z.number().int().min(0).optional(),
+      /** Extra LP fees (pips) whose hookless pools are looked up by PoolId (spacing 2 × fee / 100). */
+      fee_tiers: z.array(z.number().int().min(1).max(1_000_000)).optional(),
       /** Aggregator exchange ids of this source's V4 pools (their hops carry a PoolId). */
       exchanges: z.array(z.string().min(1)).optional(),
       /** Blocks per eth_getLogs request while indexing (nodes cap the range; default 5000). */

@@ -1,6 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+interface Call {
+  id: number;
+  method: string;
+  params?: [{ to?: string }, string?];
+}
+
 export interface ProxyOptions {
   /** Added before forwarding each request (half a round trip each way, in effect). */
   latencyMs?: number;
@@ -25,6 +31,8 @@ export class RpcProxy {
   rateLimited = 0;
   /** eth_call / eth_getLogs etc. received, by method. */
   methods = new Map<string, number>();
+  /** The methods of each request, in arrival order (for messages when a count is off). */
+  log: string[][] = [];
   private server: http.Server;
 
   constructor(
@@ -48,9 +56,10 @@ export class RpcProxy {
     const n = this.requests;
     const o = this.options;
     if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
-    const parsed = JSON.parse(body) as { id: number; method: string }[] | { id: number; method: string };
+    const parsed = JSON.parse(body) as Call[] | Call;
     const list = Array.isArray(parsed) ? parsed : [parsed];
     for (const c of list) this.methods.set(c.method, (this.methods.get(c.method) ?? 0) + 1);
+    this.log.push(list.map((c) => (c.method === 'eth_call' ? `eth_call:${c.params?.[0]?.to?.slice(0, 8)}@${c.params?.[1]}` : c.method)));
     if (o.rateLimitEvery && n % o.rateLimitEvery === 0) {
       this.rateLimited++;
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': o.retryAfter ?? '0' });

@@ -28,6 +28,8 @@ export interface FollowerOptions {
   chainId: number;
   chainName: string;
   log: (line: string) => void;
+  /** Calls to make at "latest" with each head (pool lookups whose answer was "none"), and where to store their answers. */
+  watch?: (tag: string) => { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void };
   /** Called after each head is read (the V4 pool index catches up in the background). */
   onHead?: (head: Head) => void;
 }
@@ -105,7 +107,7 @@ export class ChainFollower {
       { method: 'eth_gasPrice', params: [] },
       ...(this.chainChecked ? [] : [{ method: 'eth_chainId', params: [] }]),
     ];
-    const read = await this.reader.readAtHead(pools, headCalls, (h) => toBlock(h, this.reader.rpc.url), signal);
+    const read = await this.reader.readAtHead(pools, headCalls, (h) => toBlock(h, this.reader.rpc.url), signal, this.opts.watch?.('latest'));
     if (!this.chainChecked) {
       const id = Number(BigInt(read.head[2] as string));
       if (id !== this.opts.chainId) {

@@ -9,6 +9,13 @@ import { classifyAnswer, retryAfterMs, type Answer } from './rpc-answers.js';
 
 export class RpcError extends Error {}
 
+/** The connection was closed under a request (keep-alive race): worth one more try. */
+class ConnectionReset extends Error {
+  constructor(readonly error: RpcError) {
+    super(error.message);
+  }
+}
+
 export interface RpcCall {
   method: string;
   params: unknown[];
@@ -111,8 +118,16 @@ export class JsonRpcClient {
   }
 
   private async sendWithRetry(calls: RpcCall[], deadline: number, signal: AbortSignal, timeout: AbortSignal): Promise<Answer> {
+    let resets = 0;
     for (let attempt = 0; ; attempt++) {
-      const answer = await this.send(calls, signal, timeout);
+      let answer: Answer;
+      try {
+        answer = await this.send(calls, signal, timeout);
+      } catch (err) {
+        // A kept-alive connection the node closed as we reused it: reads are idempotent, send again.
+        if (!(err instanceof ConnectionReset) || ++resets > 2 || signal.aborted) throw err instanceof ConnectionReset ? err.error : err;
+        continue;
+      }
       if (answer.kind !== 'rate_limited') return answer;
       // Backoff doubles from 100 ms (with jitter) unless the node says how long to wait.
       const wait = answer.retryAfterMs ?? Math.round(100 * 2 ** Math.min(attempt, 6) * (0.75 + Math.random() / 2));
@@ -155,7 +170,10 @@ export class JsonRpcClient {
     } catch (err) {
       if (signal.aborted) throw this.abortError(timeout);
       const e = err as Error;
-      throw new RpcError(`the RPC node ${this.node} is unreachable: ${e.cause instanceof Error ? e.cause.message : e.message}`);
+      const why = e.cause instanceof Error ? e.cause.message : e.message;
+      const error = new RpcError(`the RPC node ${this.node} is unreachable: ${why}`);
+      if (/other side closed|ECONNRESET|socket hang up|EPIPE/i.test(`${why} ${(e.cause as { code?: string })?.code ?? ''}`)) throw new ConnectionReset(error);
+      throw error;
     }
     const answer = classifyAnswer(response.status, text, calls, first);
     if (answer.kind === 'rate_limited' && answer.retryAfterMs === undefined) answer.retryAfterMs = retryAfterMs(response.headers.get('retry-after'));

@@ -10,7 +10,9 @@ import { ChainFollower } from './chain-follower.js';
 import { MulticallClient } from './multicall.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
 import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
+import { PoolLookup } from './pool-lookup.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
+import { priceImpactBps } from './price-impact.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 import { simulationHeadroom } from './simulation-headroom.js';
@@ -28,6 +30,7 @@ const FOLLOW_IDLE_MS = 120_000;
 interface NodeContext {
   rpc: JsonRpcClient;
   reader: PoolReader;
+  lookup: PoolLookup;
   follower: ChainFollower;
   discovered: DiscoveryCache;
 }
@@ -45,8 +48,12 @@ export class OnchainSource implements LiquiditySource {
   private readonly v4: V4Pools;
 
   /** `log` receives one line per V4 pool that is skipped (hooks, dynamic fee), once. */
-  constructor(private readonly log: (line: string) => void = () => {}) {
-    this.v4 = new V4Pools(log);
+  /** `dataDir`: where the V4 pool index is kept between runs. */
+  constructor(
+    private readonly log: (line: string) => void = () => {},
+    dataDir?: string,
+  ) {
+    this.v4 = new V4Pools(log, dataDir);
   }
 
   private node(settings: ChainSettings, url: string, chain: ChainName): NodeContext {
@@ -55,7 +62,9 @@ export class OnchainSource implements LiquiditySource {
     let ctx = this.nodes.get(key);
     if (!ctx) {
       const rpc = new JsonRpcClient(url, { maxBatch: o.max_batch, maxInFlight: o.max_in_flight, timeoutMs: o.timeout_ms });
-      const reader = new PoolReader(new MulticallClient(rpc));
+      const multicall = new MulticallClient(rpc);
+      const reader = new PoolReader(multicall);
+      const lookup = new PoolLookup(multicall);
       const follower = new ChainFollower(reader, {
         wsUrl: settings.ws_url,
         pollMs: o.poll_ms ?? DEFAULT_POLL_MS,
@@ -64,9 +73,10 @@ export class OnchainSource implements LiquiditySource {
         chainId: CHAIN_IDS[chain],
         chainName: chain,
         log: this.log,
+        watch: (tag) => lookup.watchRound(tag),
         onHead: (head) => this.v4.syncKnown(rpc, { number: Number(BigInt(head.block.tag)), hash: head.block.hash }),
       });
-      ctx = { rpc, reader, follower, discovered: new Map() };
+      ctx = { rpc, reader, lookup, follower, discovered: new Map() };
       this.nodes.set(key, ctx);
     }
     return ctx;
@@ -101,11 +111,11 @@ export class OnchainSource implements LiquiditySource {
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
-    const v4Pools = await this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash }, signal);
+    const v4Pools = this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash });
     const { refs, byPair } = await discoverPools(
-      ctx.reader,
+      ctx.lookup,
       ctx.discovered,
-      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools },
+      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools, excludePools: req.excludePools },
       block,
       signal,
     );
@@ -194,6 +204,7 @@ export class OnchainSource implements LiquiditySource {
 
     const paths: RoutePath[] = [];
     const gasShapes = [];
+    const used: { amountIn: bigint; pools: PoolRef[]; tokens: string[] }[] = [];
     for (const a of split.allocations) {
       const cand = candidates[a.index];
       const quotes = quotePath(cand, c.states, a.amountIn);
@@ -225,6 +236,7 @@ export class OnchainSource implements LiquiditySource {
         return hop;
       });
       paths.push({ amountIn: a.amountIn, amountOut: amount, hops });
+      used.push({ amountIn: a.amountIn, pools: cand.pools, tokens: cand.tokens });
       gasShapes.push({
         hops: cand.pools.map((pool, i) => ({
           kind: pool.kind,
@@ -259,6 +271,7 @@ export class OnchainSource implements LiquiditySource {
         gasUsd,
         amountInUsd: usd.value(c.tokenIn, req.amountIn),
         amountOutUsd: usd.value(c.tokenOut, amountOut),
+        priceImpactBps: priceImpactBps(used, amountOut, c.states),
       },
     };
   }

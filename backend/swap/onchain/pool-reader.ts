@@ -1,4 +1,4 @@
-import { ERC20, V2_FACTORY, V2_PAIR, V3_FACTORY, V3_POOL } from './pool-abi.js';
+import { ERC20, V3_POOL } from './pool-abi.js';
 import type { RpcCall } from './json-rpc.js';
 import type { MulticallClient } from './multicall.js';
 import { MAX_SHAPE_WORDS, stateRound, unreadTicks, type PoolShape } from './state-round.js';
@@ -14,7 +14,6 @@ import {
   tickKey,
 } from './v4-state.js';
 
-const ZERO = '0x0000000000000000000000000000000000000000';
 /** Bitmap words read on each side of the current tick before a quote asks for more. */
 const WORDS_AROUND = 2;
 /** Blocks whose pool states stay cached: a request may still compute at the previous one. */
@@ -51,25 +50,11 @@ export interface BlockRef {
   timestamp?: number;
 }
 
-export interface FactoryQuery {
-  source: SourceName;
-  kind: 'v2' | 'v3';
-  factory: string;
-  tokenA: string;
-  tokenB: string;
-  fee: number;
-}
-
 const lower = (a: string) => a.toLowerCase();
-export const sortTokens = (a: string, b: string): [string, string] => (BigInt(a) < BigInt(b) ? [lower(a), lower(b)] : [lower(b), lower(a)]);
+export { sortTokens, type FactoryQuery } from './pool-lookup.js';
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int128 = (v: bigint) => BigInt.asIntN(128, v);
 const ethCall = (to: string, data: string, block: BlockRef): RpcCall => ({ method: 'eth_call', params: [{ to, data }, block.tag] });
-
-function factoryKey(q: FactoryQuery): string {
-  const [a, b] = sortTokens(q.tokenA, q.tokenB);
-  return `${lower(q.factory)}:${a}:${b}:${q.fee}`;
-}
 
 /**
  * Reads pools over JSON-RPC in batches: addresses from the factories (kept for good, pools do not
@@ -77,7 +62,6 @@ function factoryKey(q: FactoryQuery): string {
  */
 export class PoolReader {
   /** Pool address per factory query; a "no pool" answer holds only for the block it was read at. */
-  private readonly addresses = new Map<string, { address: string | null; block: string }>();
   private readonly spacing = new Map<string, number>();
   private readonly decimals = new Map<string, number>();
   /** V4 pools: their PoolManager and state slot, for extsload. */
@@ -88,34 +72,6 @@ export class PoolReader {
   private readonly shapes = new Map<string, PoolShape>();
 
   constructor(readonly rpc: MulticallClient) {}
-
-  /** Pool addresses for the queries (null where the factory has none). Empty pools are not cached. */
-  async discover(queries: FactoryQuery[], block: BlockRef, signal: AbortSignal): Promise<PoolRef[]> {
-    const known = (q: FactoryQuery) => {
-      const hit = this.addresses.get(factoryKey(q));
-      return hit !== undefined && (hit.address !== null || hit.block === block.hash);
-    };
-    const unknown = queries.filter((q) => !known(q));
-    const calls = unknown.map((q) => {
-      const [a, b] = sortTokens(q.tokenA, q.tokenB);
-      const data =
-        q.kind === 'v2' ? V2_FACTORY.encodeFunctionData('getPair', [a, b]) : V3_FACTORY.encodeFunctionData('getPool', [a, b, q.fee]);
-      return ethCall(q.factory, data, block);
-    });
-    const results = await this.rpc.batch<string>(calls, signal);
-    unknown.forEach((q, i) => {
-      const addr = `0x${results[i].slice(-40)}`;
-      this.addresses.set(factoryKey(q), { address: addr === ZERO ? null : lower(addr), block: block.hash });
-    });
-    const refs: PoolRef[] = [];
-    for (const q of queries) {
-      const address = this.addresses.get(factoryKey(q))?.address;
-      if (!address) continue;
-      const [token0, token1] = sortTokens(q.tokenA, q.tokenB);
-      refs.push({ source: q.source, kind: q.kind, address, token0, token1, fee: q.fee });
-    }
-    return refs;
-  }
 
   /** State of each pool at `block`; cached for that block (the last few blocks are kept). */
   async readStates(pools: PoolRef[], block: BlockRef, signal: AbortSignal): Promise<Map<string, PoolState>> {
@@ -139,16 +95,20 @@ export class PoolReader {
     headCalls: RpcCall[],
     toBlock: (head: unknown) => BlockRef,
     signal: AbortSignal,
+    extra: { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void } = { calls: [], apply: () => {} },
   ): Promise<{ head: unknown[]; block: BlockRef; states?: Map<string, PoolState> }> {
     const round = this.round(pools, 'latest');
-    const answer = await this.rpc.batchAt<unknown>([...headCalls, ...round.calls], signal);
+    const answer = await this.rpc.batchAt<unknown>([...headCalls, ...round.calls, ...extra.calls], signal);
     const head = answer.results.slice(0, headCalls.length);
     const block = toBlock(head[0]);
     const number = Number(BigInt(block.tag));
-    if (round.calls.length > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) return { head, block };
+    const sent = round.calls.length + extra.calls.length;
+    if (sent > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) return { head, block };
     const pinned = { ...block };
     const states = this.statesAt(pinned);
-    await this.settle(round.apply(answer.results.slice(headCalls.length) as string[]), states, pinned, signal);
+    const rest = answer.results.slice(headCalls.length) as string[];
+    extra.apply(rest.slice(round.calls.length), pinned);
+    await this.settle(round.apply(rest.slice(0, round.calls.length)), states, pinned, signal);
     return { head, block: pinned, states };
   }
 

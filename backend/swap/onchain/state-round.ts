@@ -17,7 +17,7 @@ export interface PoolShape {
 }
 
 /** Words kept per pool for the next block's read (the ones nearest the price win). */
-export const MAX_SHAPE_WORDS = 24;
+export const MAX_SHAPE_WORDS = 80;
 
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int24 = (v: bigint) => Number(BigInt.asIntN(24, v));
