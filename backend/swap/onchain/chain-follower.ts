@@ -23,7 +23,7 @@ export interface FollowerOptions {
   pollMs: number;
   /** Stop following after this long without a request (ms). */
   idleMs: number;
-  /** A followed head older than this is not used; the request reads the head itself (ms). */
+  /** With a subscription, a head read longer ago than this is not trusted; the request reads the head itself (ms). */
   staleMs: number;
   chainId: number;
   chainName: string;

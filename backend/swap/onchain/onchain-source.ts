@@ -24,6 +24,8 @@ const EXTRA_WORDS = 8;
 const EXTRA_WORDS_V4 = 64;
 /** Head polling without ws_url: about one BNB Chain block (0.45 s). */
 const DEFAULT_POLL_MS = 400;
+/** With a live subscription, a pushed head is used for this long (a quiet chain has no new heads). */
+const SUBSCRIBED_STALE_MS = 60_000;
 /** Following a chain stops this long after the last request. */
 const FOLLOW_IDLE_MS = 120_000;
 
@@ -69,7 +71,7 @@ export class OnchainSource implements LiquiditySource {
         wsUrl: settings.ws_url,
         pollMs: o.poll_ms ?? DEFAULT_POLL_MS,
         idleMs: FOLLOW_IDLE_MS,
-        staleMs: Math.max(3 * (o.poll_ms ?? DEFAULT_POLL_MS), 1_500),
+        staleMs: SUBSCRIBED_STALE_MS,
         chainId: CHAIN_IDS[chain],
         chainName: chain,
         log: this.log,
