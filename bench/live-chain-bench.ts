@@ -29,7 +29,11 @@ async function backendFor(chain: Devchain, overrides: Record<string, unknown>): 
 
 async function post(url: string, body: unknown): Promise<{ ok: boolean; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${url}/api/v1/route/build`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/v1/route/build`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.text();
   return { ok: res.status === 200, ms: performance.now() - t0 };
 }
@@ -40,7 +44,8 @@ interface Run {
   total: number;
 }
 
-async function timedBuilds(url: string, bodies: unknown[], rounds: number): Promise<Run> {
+async function timedBuilds(url: string, bodies: unknown[], rounds: number, label: string): Promise<Run> {
+  process.stderr.write(`live chain: ${label}\n`);
   for (const b of bodies) await post(url, b); // warm: pools discovered, the follower running
   const run: Run = { ms: [], ok: 0, total: 0 };
   for (let r = 0; r < rounds; r++) {
@@ -90,11 +95,12 @@ export async function liveChainFigures(rounds = 4): Promise<Figure[]> {
     // First build of a fresh backend (empty data dir): discovery, state, gas simulation.
     const first = await backendFor(chain, { rpc_url: fresh.url });
     backends.push(first);
+    process.stderr.write('live chain: first build\n');
     const firstBuild = await post(first.swapUrl, bodies[2]);
-    const d = await timedBuilds(direct.swapUrl, bodies, rounds);
-    const p = await timedBuilds(polled.swapUrl, bodies, rounds);
-    const s = await timedBuilds(subscribed.swapUrl, bodies, rounds);
-    const c = await timedBuilds(capped.swapUrl, bodies, rounds);
+    const d = await timedBuilds(direct.swapUrl, bodies, rounds, 'direct');
+    const p = await timedBuilds(polled.swapUrl, bodies, rounds, '80 ms, polled');
+    const s = await timedBuilds(subscribed.swapUrl, bodies, rounds, '80 ms, ws');
+    const c = await timedBuilds(capped.swapUrl, bodies, rounds, 'cap 20 + 429');
     const dp50 = percentile(d.ms, 50);
     const rtt = (ms: number) => (ms - dp50) / RTT_MS;
     const note = `${bodies.length} scenarios × ${rounds}, blocks every ${BLOCK_MS} ms, gas simulated`;
@@ -106,8 +112,18 @@ export async function liveChainFigures(rounds = 4): Promise<Figure[]> {
       fig('live chain: 80 ms node, polled heads, p50 above direct', 'RTT', rtt(percentile(p.ms, 50)), 'goal ≤ 2'),
       fig('live chain: 80 ms node, ws heads, p50', 'ms', percentile(s.ms, 50), `${note}; newHeads by subscription`, s.ms),
       fig('live chain: 80 ms node, ws heads, p95', 'ms', percentile(s.ms, 95), note),
-      fig('live chain: 80 ms node, ws heads, p50 above direct', 'RTT', rtt(percentile(s.ms, 50)), 'goal ≤ 1 when the block is read already'),
-      fig('live chain: cap 20 + 429 every 15th, success', '%', (100 * c.ok) / c.total, `${c.ok}/${c.total}; ${hosted.refusedBatches} refused batches, ${hosted.rateLimited} 429s`),
+      fig(
+        'live chain: 80 ms node, ws heads, p50 above direct',
+        'RTT',
+        rtt(percentile(s.ms, 50)),
+        'goal ≤ 1 when the block is read already',
+      ),
+      fig(
+        'live chain: cap 20 + 429 every 15th, success',
+        '%',
+        (100 * c.ok) / c.total,
+        `${c.ok}/${c.total}; ${hosted.refusedBatches} refused batches, ${hosted.rateLimited} 429s`,
+      ),
       fig('live chain: cap 20 + 429, p50', 'ms', percentile(c.ms, 50), note, c.ms),
       fig('live chain: first build of a fresh backend', 'ms', firstBuild.ms, firstBuild.ok ? 'discovery included' : 'FAILED'),
       fig('live chain: first build of a fresh backend', 'RTT', firstBuild.ms / RTT_MS, 'goal ≤ 6'),

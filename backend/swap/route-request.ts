@@ -114,7 +114,10 @@ export const RouteRequestSchema = z
         .array(
           z
             .string({ error: 'excludePools entries must be pool addresses or V4 PoolIds (strings)' })
-            .regex(/^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, 'excludePools entries must be 0x + 40 hex digits (a pool) or 0x + 64 (a V4 PoolId)'),
+            .regex(
+              /^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/,
+              'excludePools entries must be 0x + 40 hex digits (a pool) or 0x + 64 (a V4 PoolId)',
+            ),
           { error: required('excludePools', 'an array of pool addresses or V4 PoolIds') },
         )
         .max(MAX_EXCLUDED_POOLS, `excludePools may list at most ${MAX_EXCLUDED_POOLS} pools`)

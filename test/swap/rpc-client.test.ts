@@ -10,7 +10,9 @@ type Reply = { status?: number; headers?: Record<string, string>; body: unknown 
 class ScriptedNode {
   url = '';
   requests: { id: number; method: string }[][] = [];
-  reply: (batch: { id: number; method: string }[], n: number) => Reply = (b) => ({ body: b.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.method })) });
+  reply: (batch: { id: number; method: string }[], n: number) => Reply = (b) => ({
+    body: b.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.method })),
+  });
   private server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
@@ -51,19 +53,31 @@ describe('JSON-RPC client against hosted-node behaviour', () => {
     reset(ok);
     const rpc = new JsonRpcClient(node.url, { maxBatch: 10, maxInFlight: 2 });
     const out = await rpc.batch<string>(calls(35));
-    assert.deepEqual(out, calls(35).map((c) => c.method));
-    assert.deepEqual(node.requests.map((r) => r.length).sort((a, b) => b - a), [10, 10, 10, 5]);
+    assert.deepEqual(
+      out,
+      calls(35).map((c) => c.method),
+    );
+    assert.deepEqual(
+      node.requests.map((r) => r.length).sort((a, b) => b - a),
+      [10, 10, 10, 5],
+    );
   });
 
-  it("halves the batch on geth's -32600 \"batch too large\" and remembers the size", async () => {
+  it('halves the batch on geth\'s -32600 "batch too large" and remembers the size', async () => {
     reset((b) => (b.length > 8 ? { body: { jsonrpc: '2.0', id: b[0].id, error: { code: -32600, message: 'batch too large' } } } : ok(b)));
     const rpc = new JsonRpcClient(node.url, { maxBatch: 40 });
-    assert.deepEqual(await rpc.batch<string>(calls(40)), calls(40).map((c) => c.method));
+    assert.deepEqual(
+      await rpc.batch<string>(calls(40)),
+      calls(40).map((c) => c.method),
+    );
     assert.equal(rpc.batchLimit, 5);
     const before = node.requests.length;
     await rpc.batch(calls(20));
     // Remembered: no refused request the second time, four batches of 5.
-    assert.deepEqual(node.requests.slice(before).map((r) => r.length), [5, 5, 5, 5]);
+    assert.deepEqual(
+      node.requests.slice(before).map((r) => r.length),
+      [5, 5, 5, 5],
+    );
   });
 
   it('halves the batch on HTTP 413 and on an HTTP 400 naming the batch', async () => {
@@ -95,7 +109,10 @@ describe('JSON-RPC client against hosted-node behaviour', () => {
     const started = Date.now();
     await assert.rejects(rpc.batch(calls(2)), (err: Error) => {
       assert.ok(err instanceof RpcError);
-      assert.match(err.message, new RegExp(`the RPC node ${node.host.replace('.', '\\.')} answered HTTP 429 \\(slow down\\) \\(retry after 30 s\\)`));
+      assert.match(
+        err.message,
+        new RegExp(`the RPC node ${node.host.replace('.', '\\.')} answered HTTP 429 \\(slow down\\) \\(retry after 30 s\\)`),
+      );
       assert.doesNotMatch(err.message, /secret-key/);
       return true;
     });

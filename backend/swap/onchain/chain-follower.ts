@@ -107,7 +107,13 @@ export class ChainFollower {
       { method: 'eth_gasPrice', params: [] },
       ...(this.chainChecked ? [] : [{ method: 'eth_chainId', params: [] }]),
     ];
-    const read = await this.reader.readAtHead(pools, headCalls, (h) => toBlock(h, this.reader.rpc.url), signal, this.opts.watch?.('latest'));
+    const read = await this.reader.readAtHead(
+      pools,
+      headCalls,
+      (h) => toBlock(h, this.reader.rpc.url),
+      signal,
+      this.opts.watch?.('latest'),
+    );
     if (!this.chainChecked) {
       const id = Number(BigInt(read.head[2] as string));
       if (id !== this.opts.chainId) {

@@ -148,7 +148,9 @@ export class JsonRpcClient {
 
   private abortError(timeout: AbortSignal): RpcError {
     return new RpcError(
-      timeout.aborted ? `the RPC node ${this.node} did not answer within ${this.timeoutMs} ms` : `the request to the RPC node ${this.node} was cancelled`,
+      timeout.aborted
+        ? `the RPC node ${this.node} did not answer within ${this.timeoutMs} ms`
+        : `the request to the RPC node ${this.node} was cancelled`,
     );
   }
 
@@ -172,11 +174,13 @@ export class JsonRpcClient {
       const e = err as Error;
       const why = e.cause instanceof Error ? e.cause.message : e.message;
       const error = new RpcError(`the RPC node ${this.node} is unreachable: ${why}`);
-      if (/other side closed|ECONNRESET|socket hang up|EPIPE/i.test(`${why} ${(e.cause as { code?: string })?.code ?? ''}`)) throw new ConnectionReset(error);
+      if (/other side closed|ECONNRESET|socket hang up|EPIPE/i.test(`${why} ${(e.cause as { code?: string })?.code ?? ''}`))
+        throw new ConnectionReset(error);
       throw error;
     }
     const answer = classifyAnswer(response.status, text, calls, first);
-    if (answer.kind === 'rate_limited' && answer.retryAfterMs === undefined) answer.retryAfterMs = retryAfterMs(response.headers.get('retry-after'));
+    if (answer.kind === 'rate_limited' && answer.retryAfterMs === undefined)
+      answer.retryAfterMs = retryAfterMs(response.headers.get('retry-after'));
     if (answer.kind === 'failed') throw new RpcError(`the RPC node ${this.node} ${answer.said}`);
     return answer;
   }

@@ -91,7 +91,8 @@ export class PoolLookup {
     const list = [...this.watched.entries()];
     return {
       calls: list.map(([, w]) => queryCall(w.q, tag)),
-      apply: (results, block) => list.forEach(([k, w], i) => this.answers.set(k, { address: answerOf(w.q, results[i]), block: block.hash })),
+      apply: (results, block) =>
+        list.forEach(([k, w], i) => this.answers.set(k, { address: answerOf(w.q, results[i]), block: block.hash })),
     };
   }
 }

@@ -5,14 +5,7 @@ import { MAX_SHAPE_WORDS, stateRound, unreadTicks, type PoolShape } from './stat
 import { bitmapPosition, compress } from './v3-math.js';
 import type { V3PoolState } from './v3-quote.js';
 import type { SourceName } from '../swap-api.js';
-import {
-  bitmapKey,
-  decodeWords,
-  extsloadCall,
-  liquidityNetOf,
-  poolStateSlot,
-  tickKey,
-} from './v4-state.js';
+import { bitmapKey, decodeWords, extsloadCall, liquidityNetOf, poolStateSlot, tickKey } from './v4-state.js';
 
 /** Bitmap words read on each side of the current tick before a quote asks for more. */
 const WORDS_AROUND = 2;
@@ -139,11 +132,15 @@ export class PoolReader {
       if (state.kind === 'v2') continue;
       const s = state.state;
       const center = bitmapPosition(compress(s.tick, s.tickSpacing)).word;
-      for (let w = center - WORDS_AROUND; w <= center + WORDS_AROUND; w++) if (!s.bitmap.has(w)) words.push({ pool: ref.address, state: s, word: w });
+      for (let w = center - WORDS_AROUND; w <= center + WORDS_AROUND; w++)
+        if (!s.bitmap.has(w)) words.push({ pool: ref.address, state: s, word: w });
       for (const tick of unreadTicks(s)) ticks.push({ pool: ref.address, state: s, tick });
     }
     const nets = this.readTickNets(ticks, block, signal);
-    await Promise.all([this.loadWords(words, block, signal), nets.then((n) => ticks.forEach((t, i) => t.state.liquidityNet.set(t.tick, n[i])))]);
+    await Promise.all([
+      this.loadWords(words, block, signal),
+      nets.then((n) => ticks.forEach((t, i) => t.state.liquidityNet.set(t.tick, n[i]))),
+    ]);
     // Published only when complete, and never over a state a request at this block already uses.
     for (const { ref, state } of read) {
       if (state.kind !== 'v2') this.remember(ref.address, state.state);

@@ -64,7 +64,8 @@ export function classifyAnswer(status: number, text: string, calls: { method: st
     const item = byId.get(firstId + i);
     if (!item) return { kind: 'failed', said: `left ${calls[i].method} unanswered` };
     if (item.error) {
-      if (isRateLimit(item.error)) return { kind: 'rate_limited', said: `answered ${calls[i].method} with "${short(item.error.message ?? '')}"` };
+      if (isRateLimit(item.error))
+        return { kind: 'rate_limited', said: `answered ${calls[i].method} with "${short(item.error.message ?? '')}"` };
       if (BATCH_TOO_LARGE.test(item.error.message ?? '') && calls.length > 1)
         return { kind: 'too_large', said: `answered "${short(item.error.message ?? '')}"` };
       return { kind: 'failed', said: `failed ${calls[i].method}: ${item.error.message ?? 'unknown error'}` };

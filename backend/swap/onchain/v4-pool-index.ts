@@ -70,7 +70,12 @@ export class V4PoolIndex {
   ) {
     if (!file) return;
     try {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as { manager?: string; fromBlock?: number; checkpoint?: { number: number; hash: string }; pools?: V4PoolInfo[] };
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        manager?: string;
+        fromBlock?: number;
+        checkpoint?: { number: number; hash: string };
+        pools?: V4PoolInfo[];
+      };
       if (saved.manager === manager && saved.fromBlock === fromBlock && saved.checkpoint && Array.isArray(saved.pools)) {
         this.checkpoint = saved.checkpoint;
         this.pools = saved.pools;

@@ -35,7 +35,9 @@ export class V4Pools {
       (err: Error) => {
         if (this.failing.has(key)) return;
         this.failing.add(key);
-        this.log(`swap: the V4 pool index of ${index.manager} cannot be updated (${err.message}); hookless pools are still found by PoolId`);
+        this.log(
+          `swap: the V4 pool index of ${index.manager} cannot be updated (${err.message}); hookless pools are still found by PoolId`,
+        );
       },
     );
   }
@@ -45,12 +47,7 @@ export class V4Pools {
    * Initialize logs. Pools the router's V4 adapter cannot swap exactly (hooks, dynamic fee) are
    * left out, and the reason is logged once per pool.
    */
-  refs(
-    rpc: JsonRpcClient,
-    req: SourceRequest,
-    wrapped: string,
-    head: { number: number; hash: string },
-  ): PoolRef[] {
+  refs(rpc: JsonRpcClient, req: SourceRequest, wrapped: string, head: { number: number; hash: string }): PoolRef[] {
     const refs: PoolRef[] = [];
     for (const src of req.sources) {
       if (!src.v4) continue;
