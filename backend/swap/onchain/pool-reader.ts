@@ -151,7 +151,9 @@ export class PoolReader {
   /** Keeps the pool's read words (nearest the price first) and initialized ticks for the next block. */
   private remember(pool: string, s: V3PoolState): void {
     const center = bitmapPosition(compress(s.tick, s.tickSpacing)).word;
-    const words = [...s.bitmap.keys()].sort((a, b) => Math.abs(a - center) - Math.abs(b - center)).slice(0, MAX_SHAPE_WORDS);
+    const words = [...s.bitmap.keys()]
+      .sort((a, b) => Math.abs(a - center) - Math.abs(b - center))
+      .slice(0, MAX_SHAPE_WORDS[this.v4Slots.has(pool) ? 'v4' : 'v3']);
     const keep = new Set(words);
     const ticks = [...s.liquidityNet.keys()].filter((t) => keep.has(bitmapPosition(compress(t, s.tickSpacing)).word));
     this.shapes.set(pool, { words: keep, ticks: new Set(ticks) });

@@ -16,8 +16,11 @@ export interface PoolShape {
   ticks: Set<number>;
 }
 
-/** Words kept per pool for the next block's read (the ones nearest the price win). */
-export const MAX_SHAPE_WORDS = 80;
+/**
+ * Words kept per pool for the next block's read (the ones nearest the price win): a V3 word is a
+ * call of its own, V4 words are keys of one extsload, so V4 keeps more.
+ */
+export const MAX_SHAPE_WORDS = { v3: 16, v4: 72 };
 
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int24 = (v: bigint) => Number(BigInt.asIntN(24, v));
