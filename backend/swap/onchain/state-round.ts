@@ -17,10 +17,10 @@ export interface PoolShape {
 }
 
 /**
- * Words kept per pool for the next block's read (the ones nearest the price win): a V3 word is a
- * call of its own, V4 words are keys of one extsload, so V4 keeps more.
+ * Words kept per pool for the next block's read (the ones nearest the price win). A V3 word is a
+ * Multicall3 sub-call of its own; fewer (16) made large trades reload words each block.
  */
-export const MAX_SHAPE_WORDS = { v3: 16, v4: 72 };
+export const MAX_SHAPE_WORDS = { v3: 80, v4: 80 };
 
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int24 = (v: bigint) => Number(BigInt.asIntN(24, v));
