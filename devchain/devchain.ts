@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { JsonRpcProvider, type InterfaceAbi, type TransactionReceipt } from 'ethers';
 import { writeFileAtomic } from '../backend/data/atomic-write.js';
+import { MULTICALL3 } from '../backend/swap/onchain/multicall.js';
 import { startAnvil } from './anvil.js';
 import { compileContracts, type CompiledContracts } from './compile-contracts.js';
 import { queueContracts, type DevchainAddresses, type DevchainToken } from './deploy-contracts.js';
@@ -79,6 +80,8 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
     const tx = await TxSender.create(provider, ANVIL_ACCOUNTS[0].address);
     const { addresses, tokens } = queueContracts(tx, compiled, uniswap);
     const pools = queuePools(tx, compiled, uniswap, addresses, tokens);
+    // Multicall3 at its canonical address, as on BNB Chain and Ethereum: deployed normally, its runtime copied.
+    const multicallImpl = tx.deploy('Multicall3', compiled.Multicall3!, []);
     const user = options.fundAccount ?? ANVIL_ACCOUNTS[1].address;
     const fundUsd = options.fundUsd ?? 1_000_000;
     for (const t of tokens) {
@@ -88,6 +91,7 @@ export async function startDevchain(options: DevchainOptions = {}): Promise<Devc
       tx.call(`fund user ${t.symbol}`, t.address, compiled.TestToken!.abi as InterfaceAbi, fn, [user, amount], 100_000n);
     }
     await tx.confirm();
+    await provider.send('anvil_setCode', [MULTICALL3, await provider.getCode(multicallImpl)]);
     await verifyPools(provider, uniswap, pools);
     const v4Pools = await createV4Pools(provider, tx, compiled, uniswap, addresses, tokens);
     await ageV2Pairs(provider, tx, pools);

@@ -9,7 +9,7 @@ export interface SwapYamlSource {
   fee_bps?: number;
   fee_tiers?: number[];
   exchanges: string[];
-  v4?: { pool_manager: string; adapter: string; from_block: number; exchanges: string[] };
+  v4?: { pool_manager: string; adapter: string; from_block: number; fee_tiers?: number[]; exchanges: string[] };
 }
 
 export interface SwapYamlChain {
@@ -75,6 +75,8 @@ export function buildSwapYaml(rpcUrl: string, addresses: DevchainAddresses, toke
       pool_manager: addresses.v4.poolManager,
       adapter: addresses.v4.adapter,
       from_block: addresses.v4.fromBlock,
+      // The devchain's 0.20 % V4 pool (tick spacing 40) is looked up by PoolId like the standard tiers.
+      fee_tiers: [2000],
       exchanges: ['uniswap-v4'],
     };
     return { ...common, fee_tiers: tiers, exchanges: EXCHANGES[name], v4 };

@@ -8,6 +8,8 @@ export const ERROR_CATALOG = {
   validation_failed: { status: 400, message: 'A field has an invalid value.' },
   missing_credential_field: { status: 400, message: 'Send pairing_code or bootstrap_secret.' },
   no_route: { status: 400, message: 'No supported pool connects these tokens.' },
+  price_impact_too_high: { status: 400, message: "The route's price impact is above maxPriceImpactBps." },
+  unsupported_token: { status: 400, message: 'A token of this request cannot be routed.' },
   no_model: { status: 400, message: 'No model resolves for this workspace.' },
   model_lacks_vision: { status: 400, message: 'The model cannot read images or PDFs.' },
   unauthorized: { status: 401, message: 'A valid credential is required.' },

@@ -16,6 +16,8 @@ export interface SourceRequest {
   gasPrice?: bigint;
   /** The recipient is not the sender (smartSwapTo): the gas model adds its extra cost. */
   toOther?: boolean;
+  /** Pools (lower-case addresses or V4 PoolIds) the route must not use. */
+  excludePools?: string[];
 }
 
 /**

@@ -19,6 +19,17 @@ export function buildResponse(req: RouteRequest, found: FoundRoute, settings: Ch
   // A source that broke the model's invariants must not produce calldata a wallet would sign.
   const problem = routeProblem(route, wrapped);
   if (problem) throw new ApiError('upstream_error', `the ${meta.source} source produced an inconsistent route: ${problem}`);
+  const impact = meta.priceImpactBps ?? null;
+  if (req.maxPriceImpactBps !== undefined && impact !== null && impact > req.maxPriceImpactBps) {
+    throw new ApiError(
+      'price_impact_too_high',
+      `the route's price impact is ${impact} bps (${(impact / 100).toFixed(2)} %), above maxPriceImpactBps ${req.maxPriceImpactBps}`,
+      { field: 'maxPriceImpactBps' },
+    );
+  }
+  const excluded = new Set(req.excludePools ?? []);
+  const banned = route.paths.flatMap((p) => p.hops).find((h) => excluded.has(h.pool.toLowerCase()));
+  if (banned) throw new ApiError('no_route', `the only route found uses the excluded pool ${banned.pool}`);
   const minOut = minAmountOut(route.amountOut, req.slippageTolerance);
   const plan = planFromRoute(route, new Map(sources.map((s) => [s.name, s])), { minReturn: minOut, deadline: req.deadline });
   return {
@@ -32,6 +43,7 @@ export function buildResponse(req: RouteRequest, found: FoundRoute, settings: Ch
     gasUsd: meta.gasUsd,
     amountInUsd: meta.amountInUsd,
     amountOutUsd: meta.amountOutUsd,
+    priceImpactBps: impact,
     aggregatorAddress: router,
     executorAddress: approve,
     executorData: encodeSwap(plan, { sender: req.sender, recipient: req.recipient }),
@@ -57,6 +69,8 @@ export function buildWrapResponse(req: RouteRequest, direction: WrapDirection, s
     gasUsd: null,
     amountInUsd: null,
     amountOutUsd: null,
+    // A wrap is 1:1: no price moves.
+    priceImpactBps: 0,
     aggregatorAddress: checksum(requireSetting(settings, 'router')),
     executorAddress: checksum(requireSetting(settings, 'token_approve')),
     executorData: q.executorData,
@@ -136,6 +150,7 @@ export async function buildRoute(req: RouteRequest, deps: BuildDeps, signal: Abo
       sources,
       gasPrice: req.gasPrice,
       toOther: req.recipient.toLowerCase() !== req.sender.toLowerCase(),
+      excludePools: req.excludePools,
     },
     settings,
     signal,

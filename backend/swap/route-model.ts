@@ -61,6 +61,8 @@ export interface RouteMeta {
   gasUsd: number | null;
   amountInUsd: number | null;
   amountOutUsd: number | null;
+  /** Output against the pools' mid prices, in basis points (null: not known for this source). */
+  priceImpactBps?: number | null;
 }
 
 export interface FoundRoute {

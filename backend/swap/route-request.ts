@@ -66,6 +66,9 @@ function weiString(field: string) {
     .transform((v) => BigInt(v));
 }
 
+/** excludePools is for a few pools a wallet distrusts, not a filter language. */
+export const MAX_EXCLUDED_POOLS = 20;
+
 export const RouteRequestSchema = z
   .object(
     {
@@ -99,6 +102,26 @@ export const RouteRequestSchema = z
         .min(1, `includedSources must not be empty; allowed: ${SOURCE_NAMES.join(', ')}`)
         .optional(),
       gasPrice: weiString('gasPrice').optional(),
+      /** Refuse (400 price_impact_too_high) a route whose price impact is above this, in basis points. */
+      maxPriceImpactBps: z
+        .number({ error: required('maxPriceImpactBps', 'an integer number of basis points') })
+        .int('maxPriceImpactBps must be an integer number of basis points')
+        .min(0, 'maxPriceImpactBps must be between 0 and 10000 basis points')
+        .max(10_000, 'maxPriceImpactBps must be between 0 and 10000 basis points')
+        .optional(),
+      /** Pools the route must not use: pool addresses or V4 PoolIds. */
+      excludePools: z
+        .array(
+          z
+            .string({ error: 'excludePools entries must be pool addresses or V4 PoolIds (strings)' })
+            .regex(
+              /^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/,
+              'excludePools entries must be 0x + 40 hex digits (a pool) or 0x + 64 (a V4 PoolId)',
+            ),
+          { error: required('excludePools', 'an array of pool addresses or V4 PoolIds') },
+        )
+        .max(MAX_EXCLUDED_POOLS, `excludePools may list at most ${MAX_EXCLUDED_POOLS} pools`)
+        .optional(),
       /** false: answer with the gas model at once instead of simulating the calldata on the node. */
       simulateGas: z.boolean({ error: 'simulateGas must be true or false' }).optional(),
     },
@@ -125,6 +148,9 @@ export interface RouteRequest {
   gasPrice?: bigint;
   /** undefined: the chain's `gas_simulation` setting (default true). */
   simulateGas?: boolean;
+  maxPriceImpactBps?: number;
+  /** Lower-case pool addresses / PoolIds. */
+  excludePools?: string[];
 }
 
 /** Validates the body; the first problem becomes a 400 `validation_failed` naming its field. */
@@ -141,5 +167,6 @@ export function parseRouteRequest(body: unknown, nowSeconds = Math.floor(Date.no
     recipient: r.recipient ?? r.sender,
     deadline: r.deadline ?? nowSeconds + DEFAULT_DEADLINE_SECONDS,
     includedSources: r.includedSources ? [...new Set(r.includedSources)] : undefined,
+    excludePools: r.excludePools ? [...new Set(r.excludePools.map((p) => p.toLowerCase()))] : undefined,
   };
 }

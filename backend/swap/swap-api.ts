@@ -44,6 +44,8 @@ export interface RouteResponse {
   gasUsd: number | null;
   amountInUsd: number | null;
   amountOutUsd: number | null;
+  /** The route's output against the pools' mid prices, in basis points; null when unknown. */
+  priceImpactBps: number | null;
   aggregatorAddress: string;
   executorAddress: string;
   executorData: string;

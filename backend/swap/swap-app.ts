@@ -1,3 +1,4 @@
+import path from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import { errorMiddleware, notFoundHandler } from '../http/errors.js';
 import { hostOriginGuard, limitJsonDepth, requireJsonBody, type OriginPolicy } from '../http/guards.js';
@@ -42,7 +43,7 @@ export function createSwapApp(options: SwapAppOptions): Express {
     ]);
     const registry: SourceRegistry = options.registry ?? {
       aggregator: new AggregatorSource(),
-      onchain: new OnchainSource((line) => options.logger.info(line)),
+      onchain: new OnchainSource((line) => options.logger.info(line), path.dirname(options.paths.swapConfig)),
     };
     return routeBuildRoutes({ swapConfig: options.paths.swapConfig, env: options.env, registry });
   };

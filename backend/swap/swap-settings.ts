@@ -28,6 +28,8 @@ const SourceSettingsSchema = z.object({
       pool_manager: hexAddress.optional(),
       adapter: hexAddress.optional(),
       from_block: z.number().int().min(0).optional(),
+      /** Extra LP fees (pips) whose hookless pools are looked up by PoolId (spacing 2 × fee / 100). */
+      fee_tiers: z.array(z.number().int().min(1).max(1_000_000)).optional(),
       /** Aggregator exchange ids of this source's V4 pools (their hops carry a PoolId). */
       exchanges: z.array(z.string().min(1)).optional(),
       /** Blocks per eth_getLogs request while indexing (nodes cap the range; default 5000). */
@@ -41,6 +43,19 @@ const gasNumber = z.number().int().min(-1_000_000).max(10_000_000);
 const ChainSettingsSchema = z.object({
   liquidity: z.enum(['onchain', 'aggregator']).optional(),
   rpc_url: z.string().optional(),
+  /** WebSocket endpoint of the same node: new heads arrive by subscription instead of polling. */
+  ws_url: z.string().optional(),
+  /** How the node is used: calls per HTTP batch (halved when refused) and requests in flight. */
+  rpc: z
+    .object({
+      max_batch: z.number().int().min(1).max(10_000).optional(),
+      max_in_flight: z.number().int().min(1).max(64).optional(),
+      timeout_ms: z.number().int().positive().max(120_000).optional(),
+      /** Head polling interval when ws_url is not set. */
+      poll_ms: z.number().int().min(50).max(60_000).optional(),
+    })
+    .strict()
+    .optional(),
   aggregator: z
     .object({
       url: z.string().optional(),

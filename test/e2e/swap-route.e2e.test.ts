@@ -56,7 +56,12 @@ describe('swap builder page with a real route from the local chain', { timeout: 
       [sent.tokenIn, sent.tokenOut, sent.amountIn],
       [chain.token('WBNB').address, chain.token('USDT').address, (800n * 10n ** 18n).toString()],
     );
-    const route = (await response.json()) as { swapType: string; amountOut: string; routeInfo: { paths: { hops: unknown[] }[] } };
+    const route = (await response.json()) as {
+      swapType: string;
+      amountOut: string;
+      priceImpactBps: number;
+      routeInfo: { paths: { hops: unknown[] }[] };
+    };
 
     const picture = page.getByRole('figure', { name: 'Route diagram' });
     await picture.waitFor();
@@ -69,6 +74,10 @@ describe('swap builder page with a real route from the local chain', { timeout: 
     await page.getByText(route.amountOut).first().waitFor();
     await page.getByText('800 WBNB', { exact: true }).waitFor();
     assert.match(await picture.innerText(), /WBNB[\s\S]*USDT/);
+    // Price impact: shown as a percentage; above 1 % the page warns.
+    await page.getByText(`${(route.priceImpactBps / 100).toFixed(2)} %`, { exact: true }).waitFor();
+    const warning = page.getByRole('alert').filter({ hasText: 'Price impact' });
+    assert.equal(await warning.count(), route.priceImpactBps > 100 ? 1 : 0, `impact ${route.priceImpactBps} bps`);
     // The picture scrolls inside a focusable region, reachable by keyboard.
     const region = page.getByRole('region', { name: 'Route diagram (scrolls sideways)' });
     assert.equal(await region.getAttribute('tabindex'), '0');

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startDevchain, type Devchain } from '../../devchain/devchain.js';
 import { JsonRpcClient } from '../../backend/swap/onchain/json-rpc.js';
+import { MulticallClient } from '../../backend/swap/onchain/multicall.js';
 import { PoolReader, type BlockRef, type PoolRef } from '../../backend/swap/onchain/pool-reader.js';
 import { getSqrtRatioAtTick, MAX_TICK, MIN_TICK } from '../../backend/swap/onchain/v3-math.js';
 import { MissingTickData, quoteV3ExactIn, type V3PoolState } from '../../backend/swap/onchain/v3-quote.js';
@@ -22,7 +23,7 @@ describe('V4 quotes match the PoolManager to the wei on random pools', () => {
 
   async function builderQuote(ref: PoolRef, zeroForOne: boolean, amount: bigint) {
     const rpc = new JsonRpcClient(chain.rpcUrl);
-    const reader = new PoolReader(rpc);
+    const reader = new PoolReader(new MulticallClient(rpc));
     const head = (await rpc.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]))!;
     const block: BlockRef = { tag: head.number, hash: head.hash };
     const signal = new AbortController().signal;

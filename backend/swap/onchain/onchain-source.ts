@@ -5,10 +5,14 @@ import type { FoundRoute, Hop, RoutePath } from '../route-model.js';
 import { isNative, type ChainName } from '../route-request.js';
 import { requireSetting, type ChainSettings } from '../swap-settings.js';
 import { gasModelFrom, routeGas, type GasModel } from './gas-model.js';
-import { describeNode, JsonRpcClient, RpcError } from './json-rpc.js';
+import { JsonRpcClient, RpcError } from './json-rpc.js';
+import { ChainFollower } from './chain-follower.js';
+import { MulticallClient } from './multicall.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
 import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
+import { PoolLookup } from './pool-lookup.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
+import { priceImpactBps } from './price-impact.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 import { simulationHeadroom } from './simulation-headroom.js';
@@ -18,11 +22,18 @@ export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
 const EXTRA_WORDS = 8;
 const EXTRA_WORDS_V4 = 64;
+/** Head polling without ws_url: about one BNB Chain block (0.45 s). */
+const DEFAULT_POLL_MS = 400;
+/** With a live subscription, a pushed head is used for this long (a quiet chain has no new heads). */
+const SUBSCRIBED_STALE_MS = 60_000;
+/** Following a chain stops this long after the last request. */
+const FOLLOW_IDLE_MS = 120_000;
 
 interface NodeContext {
   rpc: JsonRpcClient;
   reader: PoolReader;
-  chainChecked: boolean;
+  lookup: PoolLookup;
+  follower: ChainFollower;
   discovered: DiscoveryCache;
 }
 
@@ -39,18 +50,43 @@ export class OnchainSource implements LiquiditySource {
   private readonly v4: V4Pools;
 
   /** `log` receives one line per V4 pool that is skipped (hooks, dynamic fee), once. */
-  constructor(log: (line: string) => void = () => {}) {
-    this.v4 = new V4Pools(log);
+  /** `dataDir`: where the V4 pool index is kept between runs. */
+  constructor(
+    private readonly log: (line: string) => void = () => {},
+    dataDir?: string,
+  ) {
+    this.v4 = new V4Pools(log, dataDir);
   }
 
-  private node(url: string): NodeContext {
-    let ctx = this.nodes.get(url);
+  private node(settings: ChainSettings, url: string, chain: ChainName): NodeContext {
+    const o = settings.rpc ?? {};
+    const key = `${url}|${settings.ws_url ?? ''}|${o.max_batch}|${o.max_in_flight}|${o.timeout_ms}|${o.poll_ms}`;
+    let ctx = this.nodes.get(key);
     if (!ctx) {
-      const rpc = new JsonRpcClient(url);
-      ctx = { rpc, reader: new PoolReader(rpc), chainChecked: false, discovered: new Map() };
-      this.nodes.set(url, ctx);
+      const rpc = new JsonRpcClient(url, { maxBatch: o.max_batch, maxInFlight: o.max_in_flight, timeoutMs: o.timeout_ms });
+      const multicall = new MulticallClient(rpc);
+      const reader = new PoolReader(multicall);
+      const lookup = new PoolLookup(multicall);
+      const follower = new ChainFollower(reader, {
+        wsUrl: settings.ws_url,
+        pollMs: o.poll_ms ?? DEFAULT_POLL_MS,
+        idleMs: FOLLOW_IDLE_MS,
+        staleMs: SUBSCRIBED_STALE_MS,
+        chainId: CHAIN_IDS[chain],
+        chainName: chain,
+        log: this.log,
+        watch: (tag) => lookup.watchRound(tag),
+        onHead: (head) => this.v4.syncKnown(rpc, { number: Number(BigInt(head.block.tag)), hash: head.block.hash }),
+      });
+      ctx = { rpc, reader, lookup, follower, discovered: new Map() };
+      this.nodes.set(key, ctx);
     }
     return ctx;
+  }
+
+  /** Stops following every node's chain (tests, shutdown). */
+  close(): void {
+    for (const ctx of this.nodes.values()) ctx.follower.stop();
   }
 
   async findRoute(req: SourceRequest, settings: ChainSettings, signal: AbortSignal): Promise<FoundRoute> {
@@ -65,35 +101,11 @@ export class OnchainSource implements LiquiditySource {
   private async find(req: SourceRequest, settings: ChainSettings, signal: AbortSignal): Promise<FoundRoute> {
     const url = requireSetting(settings, 'rpc_url');
     const wrapped = requireSetting(settings, 'wrapped_native').toLowerCase();
-    const ctx = this.node(url);
-    const head = await ctx.rpc.batch<unknown>(
-      [
-        { method: 'eth_getBlockByNumber', params: ['latest', false] },
-        { method: 'eth_gasPrice', params: [] },
-        ...(ctx.chainChecked ? [] : [{ method: 'eth_chainId', params: [] }]),
-      ],
-      signal,
-    );
-    if (!ctx.chainChecked) {
-      const id = Number(BigInt(head[2] as string));
-      if (id !== CHAIN_IDS[req.chain]) {
-        throw new ApiError(
-          'upstream_error',
-          `on-chain liquidity source: the RPC node for ${req.chain} reports chain id ${id}, expected ${CHAIN_IDS[req.chain]}`,
-        );
-      }
-      ctx.chainChecked = true;
-    }
-    const latest = head[0] as { number?: string; hash?: string; timestamp?: string } | null;
-    if (!latest?.number || !latest.hash) throw new RpcError(`the RPC node ${describeNode(url)} returned no latest block`);
-    // State is read at this block number and cached under its hash, so a reorg (or a test's
-    // evm_revert) that reuses the number never serves stale state.
-    const block: BlockRef = {
-      tag: latest.number,
-      hash: latest.hash,
-      timestamp: latest.timestamp ? Number(BigInt(latest.timestamp)) : undefined,
-    };
-    const gasPrice = req.gasPrice ?? BigInt(head[1] as string);
+    const ctx = this.node(settings, url, req.chain);
+    // The latest head the follower has read (usually with the known pools' state), or one read now.
+    const head = await ctx.follower.current(signal);
+    const block = head.block;
+    const gasPrice = req.gasPrice ?? head.gasPrice;
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
     if (tokenIn === tokenOut)
@@ -101,14 +113,15 @@ export class OnchainSource implements LiquiditySource {
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
 
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
-    const v4Pools = await this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash }, signal);
+    const v4Pools = this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash });
     const { refs, byPair } = await discoverPools(
-      ctx.reader,
+      ctx.lookup,
       ctx.discovered,
-      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools },
+      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools, excludePools: req.excludePools },
       block,
       signal,
     );
+    ctx.follower.touch(refs);
     const states = await ctx.reader.readStates(refs, block, signal);
 
     for (let attempt = 0; ; attempt++) {
@@ -193,6 +206,7 @@ export class OnchainSource implements LiquiditySource {
 
     const paths: RoutePath[] = [];
     const gasShapes = [];
+    const used: { amountIn: bigint; pools: PoolRef[]; tokens: string[] }[] = [];
     for (const a of split.allocations) {
       const cand = candidates[a.index];
       const quotes = quotePath(cand, c.states, a.amountIn);
@@ -224,6 +238,7 @@ export class OnchainSource implements LiquiditySource {
         return hop;
       });
       paths.push({ amountIn: a.amountIn, amountOut: amount, hops });
+      used.push({ amountIn: a.amountIn, pools: cand.pools, tokens: cand.tokens });
       gasShapes.push({
         hops: cand.pools.map((pool, i) => ({
           kind: pool.kind,
@@ -258,6 +273,7 @@ export class OnchainSource implements LiquiditySource {
         gasUsd,
         amountInUsd: usd.value(c.tokenIn, req.amountIn),
         amountOutUsd: usd.value(c.tokenOut, amountOut),
+        priceImpactBps: priceImpactBps(used, amountOut, c.states),
       },
     };
   }

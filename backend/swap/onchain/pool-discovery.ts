@@ -2,7 +2,9 @@ import { ApiError } from '../../http/errors.js';
 import type { ChainName } from '../route-request.js';
 import type { ResolvedSource } from '../swap-settings.js';
 import { pairKey } from './path-candidates.js';
-import type { BlockRef, FactoryQuery, PoolReader, PoolRef } from './pool-reader.js';
+import type { FactoryQuery, PoolLookup } from './pool-lookup.js';
+import type { BlockRef, PoolRef } from './pool-reader.js';
+import { v4Queries } from './v4-candidates.js';
 
 /** Pools found for a request's token set, per block hash (a repeated request skips the work). */
 export type DiscoveryCache = Map<string, { refs: PoolRef[]; byPair: Map<string, PoolRef[]> }>;
@@ -19,6 +21,8 @@ export interface DiscoveryInput {
   usdTokens: string[];
   /** Routable V4 pools of the enabled sources (from the PoolManagers' Initialize logs). */
   v4Pools?: PoolRef[];
+  /** Pools the request excludes (lower-case addresses or PoolIds). */
+  excludePools?: string[];
 }
 
 /**
@@ -27,14 +31,14 @@ export interface DiscoveryInput {
  * pool per configured fee tier.
  */
 export async function discoverPools(
-  reader: PoolReader,
+  lookup: PoolLookup,
   cache: DiscoveryCache,
   input: DiscoveryInput,
   block: BlockRef,
   signal: AbortSignal,
 ): Promise<{ refs: PoolRef[]; byPair: Map<string, PoolRef[]> }> {
   const sourceKey = input.sources.map((s) => `${s.name}:${s.factory}:${s.fee_bps}:${s.fee_tiers?.join('/')}`).join(',');
-  const key = `${block.hash}|${sourceKey}|${input.v4Pools?.length ?? 0}|${input.sequences.map((s) => s.join('>')).join(',')}|${input.wrapped}|${input.usdTokens.join(',')}`;
+  const key = `${block.hash}|${sourceKey}|${input.excludePools?.join(',') ?? ''}|${input.v4Pools?.length ?? 0}|${input.sequences.map((s) => s.join('>')).join(',')}|${input.wrapped}|${input.usdTokens.join(',')}`;
   const hit = cache.get(key);
   if (hit) return hit;
 
@@ -55,15 +59,20 @@ export async function discoverPools(
     for (const [a, b] of pairs.values())
       for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
   }
-  const refs = await reader.discover(queries, block, signal);
-  for (const p of input.v4Pools ?? []) if (pairs.has(pairKey(p.token0, p.token1))) refs.push(p);
+  queries.push(...v4Queries(input.sources, [...pairs.values()], input.wrapped));
+  const refs = await lookup.discover(queries, block, signal);
+  // Pools from the Initialize-log index that the direct lookups do not cover (other fee tiers).
+  const found = new Set(refs.map((r) => r.address));
+  for (const p of input.v4Pools ?? []) if (pairs.has(pairKey(p.token0, p.token1)) && !found.has(p.address)) refs.push(p);
+  const excluded = new Set(input.excludePools ?? []);
+  const kept = excluded.size === 0 ? refs : refs.filter((r) => !excluded.has(r.address.toLowerCase()));
   const byPair = new Map<string, PoolRef[]>();
-  for (const r of refs) {
+  for (const r of kept) {
     const k = pairKey(r.token0, r.token1);
     byPair.set(k, [...(byPair.get(k) ?? []), r]);
   }
   if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-  const found = { refs, byPair };
-  cache.set(key, found);
-  return found;
+  const result = { refs: kept, byPair };
+  cache.set(key, result);
+  return result;
 }

@@ -1,23 +1,16 @@
-import { ERC20, V2_FACTORY, V2_PAIR, V3_FACTORY, V3_POOL } from './pool-abi.js';
-import type { JsonRpcClient, RpcCall } from './json-rpc.js';
+import { ERC20, V3_POOL } from './pool-abi.js';
+import type { RpcCall } from './json-rpc.js';
+import type { MulticallClient } from './multicall.js';
+import { MAX_SHAPE_WORDS, stateRound, unreadTicks, type PoolShape } from './state-round.js';
 import { bitmapPosition, compress } from './v3-math.js';
 import type { V3PoolState } from './v3-quote.js';
 import type { SourceName } from '../swap-api.js';
-import {
-  bitmapKey,
-  decodeWords,
-  extsloadCall,
-  liquidityKey,
-  liquidityNetOf,
-  v4PoolState,
-  poolStateSlot,
-  slot0Key,
-  tickKey,
-} from './v4-state.js';
+import { bitmapKey, decodeWords, extsloadCall, liquidityNetOf, poolStateSlot, tickKey } from './v4-state.js';
 
-const ZERO = '0x0000000000000000000000000000000000000000';
 /** Bitmap words read on each side of the current tick before a quote asks for more. */
 const WORDS_AROUND = 2;
+/** Blocks whose pool states stay cached: a request may still compute at the previous one. */
+const KEPT_BLOCKS = 4;
 
 export interface PoolRef {
   source: SourceName;
@@ -50,26 +43,11 @@ export interface BlockRef {
   timestamp?: number;
 }
 
-export interface FactoryQuery {
-  source: SourceName;
-  kind: 'v2' | 'v3';
-  factory: string;
-  tokenA: string;
-  tokenB: string;
-  fee: number;
-}
-
 const lower = (a: string) => a.toLowerCase();
-export const sortTokens = (a: string, b: string): [string, string] => (BigInt(a) < BigInt(b) ? [lower(a), lower(b)] : [lower(b), lower(a)]);
+export { sortTokens, type FactoryQuery } from './pool-lookup.js';
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
-const int24 = (v: bigint) => Number(BigInt.asIntN(24, v));
 const int128 = (v: bigint) => BigInt.asIntN(128, v);
 const ethCall = (to: string, data: string, block: BlockRef): RpcCall => ({ method: 'eth_call', params: [{ to, data }, block.tag] });
-
-function factoryKey(q: FactoryQuery): string {
-  const [a, b] = sortTokens(q.tokenA, q.tokenB);
-  return `${lower(q.factory)}:${a}:${b}:${q.fee}`;
-}
 
 /**
  * Reads pools over JSON-RPC in batches: addresses from the factories (kept for good, pools do not
@@ -77,115 +55,108 @@ function factoryKey(q: FactoryQuery): string {
  */
 export class PoolReader {
   /** Pool address per factory query; a "no pool" answer holds only for the block it was read at. */
-  private readonly addresses = new Map<string, { address: string | null; block: string }>();
   private readonly spacing = new Map<string, number>();
   private readonly decimals = new Map<string, number>();
-  private stateBlock = '';
   /** V4 pools: their PoolManager and state slot, for extsload. */
   private readonly v4Slots = new Map<string, { manager: string; slot: bigint }>();
-  private states = new Map<string, PoolState>();
+  /** Pools' states per block hash, for the last KEPT_BLOCKS blocks. */
+  private readonly blocks = new Map<string, Map<string, PoolState>>();
+  /** What each pool had at the last block read: reread in the same round trip at the next one. */
+  private readonly shapes = new Map<string, PoolShape>();
 
-  constructor(private readonly rpc: JsonRpcClient) {}
+  constructor(readonly rpc: MulticallClient) {}
 
-  /** Pool addresses for the queries (null where the factory has none). Empty pools are not cached. */
-  async discover(queries: FactoryQuery[], block: BlockRef, signal: AbortSignal): Promise<PoolRef[]> {
-    const known = (q: FactoryQuery) => {
-      const hit = this.addresses.get(factoryKey(q));
-      return hit !== undefined && (hit.address !== null || hit.block === block.hash);
-    };
-    const unknown = queries.filter((q) => !known(q));
-    const calls = unknown.map((q) => {
-      const [a, b] = sortTokens(q.tokenA, q.tokenB);
-      const data =
-        q.kind === 'v2' ? V2_FACTORY.encodeFunctionData('getPair', [a, b]) : V3_FACTORY.encodeFunctionData('getPool', [a, b, q.fee]);
-      return ethCall(q.factory, data, block);
-    });
-    const results = await this.rpc.batch<string>(calls, signal);
-    unknown.forEach((q, i) => {
-      const addr = `0x${results[i].slice(-40)}`;
-      this.addresses.set(factoryKey(q), { address: addr === ZERO ? null : lower(addr), block: block.hash });
-    });
-    const refs: PoolRef[] = [];
-    for (const q of queries) {
-      const address = this.addresses.get(factoryKey(q))?.address;
-      if (!address) continue;
-      const [token0, token1] = sortTokens(q.tokenA, q.tokenB);
-      refs.push({ source: q.source, kind: q.kind, address, token0, token1, fee: q.fee });
-    }
-    return refs;
+  /** State of each pool at `block`; cached for that block (the last few blocks are kept). */
+  async readStates(pools: PoolRef[], block: BlockRef, signal: AbortSignal): Promise<Map<string, PoolState>> {
+    const states = this.statesAt(block);
+    const missing = pools.filter((p) => !states.has(p.address));
+    if (missing.length === 0) return states;
+    const round = this.round(missing, block.tag);
+    const results = await this.rpc.batch<string>(round.calls, signal);
+    await this.settle(round.apply(results), states, block, signal);
+    return states;
   }
 
-  /** State of each pool at `block`; cached for that block. */
-  async readStates(pools: PoolRef[], block: BlockRef, signal: AbortSignal): Promise<Map<string, PoolState>> {
-    if (block.hash !== this.stateBlock) {
-      this.stateBlock = block.hash;
-      this.states = new Map();
+  /**
+   * The head block and the pools' state in one round trip: `headCalls` (eth_getBlockByNumber
+   * "latest" first) and the state calls at "latest" go in the same batch, and Multicall3 reports
+   * the block it read. When that is not the head's block (a block arrived in between, or the node
+   * has no Multicall3) the states are not kept and `states` is undefined.
+   */
+  async readAtHead(
+    pools: PoolRef[],
+    headCalls: RpcCall[],
+    toBlock: (head: unknown) => BlockRef,
+    signal: AbortSignal,
+    extra: { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void } = { calls: [], apply: () => {} },
+  ): Promise<{ head: unknown[]; block: BlockRef; states?: Map<string, PoolState> }> {
+    const round = this.round(pools, 'latest');
+    const answer = await this.rpc.batchAt<unknown>([...headCalls, ...round.calls, ...extra.calls], signal);
+    const head = answer.results.slice(0, headCalls.length);
+    const block = toBlock(head[0]);
+    const number = Number(BigInt(block.tag));
+    const sent = round.calls.length + extra.calls.length;
+    if (sent > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) return { head, block };
+    const pinned = { ...block };
+    const states = this.statesAt(pinned);
+    const rest = answer.results.slice(headCalls.length) as string[];
+    extra.apply(rest.slice(round.calls.length), pinned);
+    await this.settle(round.apply(rest.slice(0, round.calls.length)), states, pinned, signal);
+    return { head, block: pinned, states };
+  }
+
+  private statesAt(block: BlockRef): Map<string, PoolState> {
+    let states = this.blocks.get(block.hash);
+    if (!states) {
+      states = new Map();
+      this.blocks.set(block.hash, states);
+      if (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as string);
     }
-    const missing = pools.filter((p) => !this.states.has(p.address) && p.kind !== 'v4');
-    const missingV4 = pools.filter((p) => !this.states.has(p.address) && p.kind === 'v4');
-    const calls: RpcCall[] = [];
-    const v4Managers = new Map<string, PoolRef[]>();
-    for (const p of missingV4) v4Managers.set(p.v4!.manager, [...(v4Managers.get(p.v4!.manager) ?? []), p]);
-    for (const [manager, list] of v4Managers) {
-      const keys = list.flatMap((p) => {
-        const slot = this.v4Slot(p).slot;
-        return [slot0Key(slot), liquidityKey(slot)];
-      });
-      calls.push(extsloadCall(manager, keys, block.tag));
+    return states;
+  }
+
+  private round(pools: PoolRef[], tag: string) {
+    return stateRound(pools, tag, {
+      shape: (a) => this.shapes.get(a),
+      spacing: this.spacing,
+      v4Slot: (p) => this.v4Slot(p).slot,
+    });
+  }
+
+  /** Stores the first round's states and reads what they still lack: words near the price, new ticks. */
+  private async settle(read: { ref: PoolRef; state: PoolState }[], states: Map<string, PoolState>, block: BlockRef, signal: AbortSignal) {
+    const words: { pool: string; state: V3PoolState; word: number }[] = [];
+    const ticks: { pool: string; state: V3PoolState; tick: number }[] = [];
+    for (const { ref, state } of read) {
+      if (ref.kind === 'v4') this.v4Slot(ref);
+      if (state.kind === 'v2') continue;
+      const s = state.state;
+      const center = bitmapPosition(compress(s.tick, s.tickSpacing)).word;
+      for (let w = center - WORDS_AROUND; w <= center + WORDS_AROUND; w++)
+        if (!s.bitmap.has(w)) words.push({ pool: ref.address, state: s, word: w });
+      for (const tick of unreadTicks(s)) ticks.push({ pool: ref.address, state: s, tick });
     }
-    for (const p of missing) {
-      if (p.kind === 'v2') calls.push(ethCall(p.address, V2_PAIR.encodeFunctionData('getReserves'), block));
-      else {
-        calls.push(ethCall(p.address, V3_POOL.encodeFunctionData('slot0'), block));
-        calls.push(ethCall(p.address, V3_POOL.encodeFunctionData('liquidity'), block));
-        if (!this.spacing.has(p.address)) calls.push(ethCall(p.address, V3_POOL.encodeFunctionData('tickSpacing'), block));
-      }
+    const nets = this.readTickNets(ticks, block, signal);
+    await Promise.all([
+      this.loadWords(words, block, signal),
+      nets.then((n) => ticks.forEach((t, i) => t.state.liquidityNet.set(t.tick, n[i]))),
+    ]);
+    // Published only when complete, and never over a state a request at this block already uses.
+    for (const { ref, state } of read) {
+      if (state.kind !== 'v2') this.remember(ref.address, state.state);
+      if (!states.has(ref.address)) states.set(ref.address, state);
     }
-    const results = await this.rpc.batch<string>(calls, signal);
-    let k = 0;
-    const v3: { ref: PoolRef; state: V3PoolState }[] = [];
-    for (const list of v4Managers.values()) {
-      const words = decodeWords(results[k++]);
-      list.forEach((p, i) => {
-        const state = v4PoolState(words[2 * i], words[2 * i + 1], p.v4!.tickSpacing);
-        if (!state) return;
-        this.states.set(p.address, { kind: 'v4', state });
-        v3.push({ ref: p, state });
-      });
-    }
-    for (const p of missing) {
-      if (p.kind === 'v2') {
-        const r = results[k++];
-        this.states.set(p.address, {
-          kind: 'v2',
-          state: { reserve0: word(r, 0), reserve1: word(r, 1), timestampLast: Number(word(r, 2)) },
-        });
-        continue;
-      }
-      const slot0 = results[k++];
-      const liquidity = word(results[k++], 0);
-      if (!this.spacing.has(p.address)) this.spacing.set(p.address, int24(word(results[k++], 0)));
-      const state: V3PoolState = {
-        sqrtPriceX96: word(slot0, 0),
-        tick: int24(word(slot0, 1)),
-        liquidity,
-        fee: p.fee,
-        tickSpacing: this.spacing.get(p.address)!,
-        bitmap: new Map(),
-        liquidityNet: new Map(),
-      };
-      this.states.set(p.address, { kind: 'v3', state });
-      v3.push({ ref: p, state });
-    }
-    await this.loadWords(
-      v3.flatMap(({ ref, state }) => {
-        const center = bitmapPosition(compress(state.tick, state.tickSpacing)).word;
-        return Array.from({ length: 2 * WORDS_AROUND + 1 }, (_, i) => ({ pool: ref.address, state, word: center - WORDS_AROUND + i }));
-      }),
-      block,
-      signal,
-    );
-    return this.states;
+  }
+
+  /** Keeps the pool's read words (nearest the price first) and initialized ticks for the next block. */
+  private remember(pool: string, s: V3PoolState): void {
+    const center = bitmapPosition(compress(s.tick, s.tickSpacing)).word;
+    const words = [...s.bitmap.keys()]
+      .sort((a, b) => Math.abs(a - center) - Math.abs(b - center))
+      .slice(0, MAX_SHAPE_WORDS[this.v4Slots.has(pool) ? 'v4' : 'v3']);
+    const keep = new Set(words);
+    const ticks = [...s.liquidityNet.keys()].filter((t) => keep.has(bitmapPosition(compress(t, s.tickSpacing)).word));
+    this.shapes.set(pool, { words: keep, ticks: new Set(ticks) });
   }
 
   private v4Slot(p: PoolRef): { manager: string; slot: bigint } {
@@ -259,6 +230,7 @@ export class PoolReader {
     // V3 ticks() answers (liquidityGross, liquidityNet, …); a V4 tick word packs both.
     const nets = await this.readTickNets(tickCalls, block, signal);
     tickCalls.forEach((t, i) => t.state.liquidityNet.set(t.tick, nets[i]));
+    for (const r of new Map(todo.map((r) => [r.pool, r.state]))) this.remember(r[0], r[1]);
   }
 
   private async readTickNets(ticks: { pool: string; tick: number }[], block: BlockRef, signal: AbortSignal): Promise<bigint[]> {

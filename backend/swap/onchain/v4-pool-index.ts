@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../data/atomic-write.js';
 import type { JsonRpcClient, RpcCall } from './json-rpc.js';
 
 /** `Initialize(bytes32 indexed id, address indexed currency0, address indexed currency1, uint24 fee, int24 tickSpacing, address hooks, uint160 sqrtPriceX96, int24 tick)` */
@@ -5,6 +7,8 @@ export const INITIALIZE_TOPIC = '0xdd466e674ea557f56295e2d0218a125ea4b4f0f6f3307
 /** A checkpoint that no longer matches the chain rewinds this many blocks before re-reading. */
 const REORG_DEPTH = 64;
 const CHUNKS_PER_BATCH = 20;
+/** The index on disk is rewritten at most this often while only its checkpoint moves. */
+const SAVE_EVERY_MS = 30_000;
 
 export interface V4PoolInfo {
   id: string;
@@ -49,13 +53,53 @@ export class V4PoolIndex {
   private pools: V4PoolInfo[] = [];
   private checkpoint: { number: number; hash: string } | undefined;
   private running: Promise<V4PoolInfo[]> = Promise.resolve([]);
+  private savedAt = 0;
+  private savedCount = 0;
 
+  /**
+   * `file`: where the index is kept between runs (data directory). It is loaded here; its
+   * checkpoint's hash is checked against the chain on the first sync, so a reorg while the
+   * backend was stopped rewinds instead of keeping pools of a replaced block.
+   */
   constructor(
     private readonly rpc: JsonRpcClient,
     readonly manager: string,
     private readonly fromBlock: number,
     private readonly logRange: number,
-  ) {}
+    private readonly file?: string,
+  ) {
+    if (!file) return;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        manager?: string;
+        fromBlock?: number;
+        checkpoint?: { number: number; hash: string };
+        pools?: V4PoolInfo[];
+      };
+      if (saved.manager === manager && saved.fromBlock === fromBlock && saved.checkpoint && Array.isArray(saved.pools)) {
+        this.checkpoint = saved.checkpoint;
+        this.pools = saved.pools;
+        this.savedCount = saved.pools.length;
+        this.savedAt = Date.now();
+      }
+    } catch {
+      // No index yet (or unreadable): start from from_block in the background.
+    }
+  }
+
+  /** The pools indexed so far (without waiting for a sync). */
+  get known(): V4PoolInfo[] {
+    return this.pools;
+  }
+
+  private async save(): Promise<void> {
+    if (!this.file || !this.checkpoint) return;
+    if (this.pools.length === this.savedCount && Date.now() - this.savedAt < SAVE_EVERY_MS) return;
+    this.savedAt = Date.now();
+    this.savedCount = this.pools.length;
+    const body = { manager: this.manager, fromBlock: this.fromBlock, checkpoint: this.checkpoint, pools: this.pools };
+    await writeFileAtomic(this.file, JSON.stringify(body)).catch(() => {});
+  }
 
   /** The pools as of `head`; concurrent callers share one update. */
   sync(head: { number: number; hash: string }, signal: AbortSignal): Promise<V4PoolInfo[]> {
@@ -82,6 +126,7 @@ export class V4PoolIndex {
     const known = new Set(this.pools.map((p) => p.id));
     this.pools = [...this.pools, ...read.found.filter((p) => !known.has(p.id))];
     this.checkpoint = { number: head.number, hash: head.hash };
+    await this.save();
     return this.pools;
   }
 

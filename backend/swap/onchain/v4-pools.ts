@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ApiError } from '../../http/errors.js';
 import type { SourceRequest } from '../liquidity-source.js';
 import type { JsonRpcClient } from './json-rpc.js';
@@ -14,20 +15,39 @@ export class V4Pools {
   /** V4 pools whose skip reason was logged already (once per pool). */
   private readonly skipped = new Set<string>();
 
-  constructor(private readonly log: (line: string) => void) {}
+  /** Indexes whose background sync failed (logged once each). */
+  private readonly failing = new Set<string>();
+
+  /** `dataDir`: where each index is kept between runs (none: in memory only). */
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly dataDir?: string,
+  ) {}
+
+  /** Brings the node's known indexes up to `head` in the background, so a request finds them current. */
+  syncKnown(rpc: JsonRpcClient, head: { number: number; hash: string }): void {
+    for (const [key, index] of this.indexes) if (key.startsWith(`${rpc.url}|`)) this.syncInBackground(key, index, head);
+  }
+
+  private syncInBackground(key: string, index: V4PoolIndex, head: { number: number; hash: string }): void {
+    index.sync(head, AbortSignal.timeout(120_000)).then(
+      () => this.failing.delete(key),
+      (err: Error) => {
+        if (this.failing.has(key)) return;
+        this.failing.add(key);
+        this.log(
+          `swap: the V4 pool index of ${index.manager} cannot be updated (${err.message}); hookless pools are still found by PoolId`,
+        );
+      },
+    );
+  }
 
   /**
    * The routable V4 pools of each enabled source with a `v4:` block, from its PoolManager's
    * Initialize logs. Pools the router's V4 adapter cannot swap exactly (hooks, dynamic fee) are
    * left out, and the reason is logged once per pool.
    */
-  async refs(
-    rpc: JsonRpcClient,
-    req: SourceRequest,
-    wrapped: string,
-    head: { number: number; hash: string },
-    signal: AbortSignal,
-  ): Promise<PoolRef[]> {
+  refs(rpc: JsonRpcClient, req: SourceRequest, wrapped: string, head: { number: number; hash: string }): PoolRef[] {
     const refs: PoolRef[] = [];
     for (const src of req.sources) {
       if (!src.v4) continue;
@@ -41,10 +61,13 @@ export class V4Pools {
       const key = `${rpc.url}|${manager}|${src.v4.from_block}`;
       let index = this.indexes.get(key);
       if (!index) {
-        index = new V4PoolIndex(rpc, manager, src.v4.from_block, src.v4.log_range ?? DEFAULT_LOG_RANGE);
+        const file = this.dataDir ? path.join(this.dataDir, `swap-v4-index-${req.chain}-${manager}.json`) : undefined;
+        index = new V4PoolIndex(rpc, manager, src.v4.from_block, src.v4.log_range ?? DEFAULT_LOG_RANGE, file);
         this.indexes.set(key, index);
       }
-      for (const info of await index.sync(head, signal)) {
+      // Never waited on: hookless pools of the standard tiers are looked up by PoolId meanwhile.
+      this.syncInBackground(key, index, head);
+      for (const info of index.known) {
         const reason = unusableReason(info.hooks, info.fee);
         if (reason) {
           if (!this.skipped.has(info.id)) {

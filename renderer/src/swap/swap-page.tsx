@@ -9,6 +9,9 @@ import { focusFirstInvalid } from '../ui/form-kit';
 import { formatUnits, parseUnits } from './token-units';
 import { useSwapInfo, type Resolved } from './use-swap-info';
 
+/** Above 1 % the page warns: the trade moves the price noticeably against the trader. */
+const HIGH_IMPACT_BPS = 100;
+
 const URL_KEY = 'service.swapUrl';
 const FIELDS = [
   'chain',
@@ -267,7 +270,17 @@ function RouteResult({
           {stat(t('swap.amountOut'), amount(route.amountOut, route.tokenOut), `${usd(route.amountOutUsd)} · ${route.amountOut}`)}
           {stat(t('swap.minOut'), amount(route.minAmountOut, route.tokenOut), route.minAmountOut)}
           {stat(t('swap.gas'), route.gas, `${route.gasPrice} wei · ${usd(route.gasUsd)}`)}
+          {stat(
+            t('swap.priceImpact'),
+            route.priceImpactBps === null || route.priceImpactBps === undefined ? '–' : `${(route.priceImpactBps / 100).toFixed(2)} %`,
+            route.priceImpactBps === null || route.priceImpactBps === undefined
+              ? t('swap.priceImpactUnknown')
+              : `${route.priceImpactBps} bps`,
+          )}
         </div>
+        {(route.priceImpactBps ?? 0) > HIGH_IMPACT_BPS && (
+          <Notice tone="warning">{t('swap.priceImpactHigh', { percent: ((route.priceImpactBps ?? 0) / 100).toFixed(2) })}</Notice>
+        )}
         <RoutePicture route={route} symbolOf={symbolOf} />
         <p className="muted small">
           {t('swap.source', { source: route.routeInfo.source })}
