@@ -59,9 +59,10 @@ export class WebService {
     return read;
   }
 
-  /** A tool source for one turn; `sources` fills as pages are found and read. */
-  turnTools(approval: 'auto' | 'ask'): WebTurnTools {
-    return new WebTurnTools(this, approval === 'ask');
+  /** A tool source for one turn (web tools follow `web_search.approval`); `sources` fills as pages are found and read. */
+  async turnTools(): Promise<WebTurnTools> {
+    const config = await this.options.config();
+    return new WebTurnTools(this, config.web_search.approval === 'ask');
   }
 }
 

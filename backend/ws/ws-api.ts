@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ResumeMessageSchema } from '../chat/chat-api.js';
 
-export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills';
+export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills' | 'web';
 
 export type ServerMessage =
   | { type: 'hello'; node_id: string; version: string }
