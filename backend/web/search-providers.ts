@@ -76,7 +76,7 @@ function buildCall(p: ResolvedSearchProvider, query: string, count: number): Cal
         init: { headers: { accept: 'application/json', 'x-subscription-token': needKey(p) } },
         parse: (b) =>
           records((b as { web?: { results?: unknown } }).web?.results).map((r) => ({
-            title: str(r.title),
+            title: str(r.title).replace(/<\/?strong>/g, ''),
             url: str(r.url),
             snippet: str(r.description).replace(/<\/?strong>/g, ''),
             ...(str(r.page_age) || str(r.age) ? { date: str(r.page_age) || str(r.age) } : {}),
