@@ -138,8 +138,8 @@ export async function searchOne(p: ResolvedSearchProvider, query: string, count:
   } catch (err) {
     if (timeout.aborted) throw new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
     if (signal?.aborted) throw err;
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    throw new Error(`unreachable (${cause ?? (err as Error).message})`);
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`unreachable (${cause?.code ?? cause?.message ?? (err as Error).message})`);
   }
   const text = await res.text();
   if (!res.ok) {

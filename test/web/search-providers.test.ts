@@ -111,8 +111,11 @@ describe('search providers speak their APIs', () => {
     const found = await searchWithFailover([provider('tavily', 'wrong-key-123456'), provider('exa', ''), provider('brave')], 'q', 2);
     assert.equal(found.provider, 'brave1');
     assert.equal(found.results.length, 2);
+    const closed = await PageServer.start(() => {});
+    const closedUrl = closed.url;
+    await closed.stop();
     const err = await searchWithFailover(
-      [provider('tavily', 'wrong-key-123456'), provider('exa', ''), { id: 'gone', type: 'brave', apiKey: KEY, baseUrl: 'http://127.0.0.1:1' }],
+      [provider('tavily', 'wrong-key-123456'), provider('exa', ''), { id: 'gone', type: 'brave', apiKey: KEY, baseUrl: closedUrl }],
       'q',
       2,
     ).then(
