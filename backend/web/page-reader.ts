@@ -89,6 +89,7 @@ export async function readHtml(url: string, html: string): Promise<ReadPage> {
   const withBase = /<head[^>]*>/i.test(html) ? html.replace(/<head[^>]*>/i, (m) => m + base) : base + html;
   const { document } = parseHTML(withBase);
   const fallbackTitle = document.querySelector('title')?.textContent?.trim() ?? '';
+  const heading = document.querySelector('h1')?.textContent?.trim() ?? '';
   let article: { title?: string | null; content?: string | null } | null = null;
   try {
     article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
@@ -98,7 +99,10 @@ export async function readHtml(url: string, html: string): Promise<ReadPage> {
   // No article found (a link list, a tiny page): the body without its chrome.
   const content = article?.content ?? bodyWithoutChrome(parseHTML(withBase).document);
   const markdown = turndown.turndown(content).trim();
-  return { url, title: (article?.title ?? '').trim() || fallbackTitle || titleFromUrl(url), kind: 'html', markdown };
+  let title = (article?.title ?? '').trim() || fallbackTitle || titleFromUrl(url);
+  // "Article | Site": the page's own heading, when the title starts with it, is the cleaner name.
+  if (heading.length >= 3 && title !== heading && title.startsWith(heading)) title = heading;
+  return { url, title, kind: 'html', markdown };
 }
 
 function bodyWithoutChrome(document: ReturnType<typeof import('linkedom').parseHTML>['document']): string {
