@@ -151,12 +151,15 @@ export function publicBlock(b: StoredBlock): PublicBlock {
       return { type: b.type, attachment_id: b.attachment_id, mime: b.mime, name: b.name };
     case 'provider_item':
       // The provider's own search, shown like the built-in tool's card.
-      if (b.role === 'call') return { type: 'tool_call', call_id: b.call_id, server: 'web', tool: 'web_search', arguments: { query: b.query ?? '' } };
+      if (b.role === 'call')
+        return { type: 'tool_call', call_id: b.call_id, server: 'web', tool: 'web_search', arguments: { query: b.query ?? '' } };
       return {
         type: 'tool_result',
         call_id: b.call_id,
         ok: !b.error,
-        content: b.error ? `The provider's web search failed: ${b.error}` : (b.results ?? []).map((r) => `${r.title}\nURL: ${r.url}`).join('\n\n'),
+        content: b.error
+          ? `The provider's web search failed: ${b.error}`
+          : (b.results ?? []).map((r) => `${r.title}\nURL: ${r.url}`).join('\n\n'),
       };
   }
 }

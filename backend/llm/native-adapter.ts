@@ -234,7 +234,15 @@ class NativeReader {
           : [];
         const error = Array.isArray(content) ? undefined : String((content as Json | undefined)?.error_code ?? 'unknown error');
         const callId = String(b.raw.tool_use_id ?? '');
-        blocks.push({ type: 'provider_item', protocol: 'native', role: 'result', call_id: callId, raw: b.raw, results, ...(error ? { error } : {}) });
+        blocks.push({
+          type: 'provider_item',
+          protocol: 'native',
+          role: 'result',
+          call_id: callId,
+          raw: b.raw,
+          results,
+          ...(error ? { error } : {}),
+        });
       }
     }
     const stop: StopReason =

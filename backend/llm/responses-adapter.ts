@@ -161,7 +161,8 @@ class ResponsesReader {
         if (raw.type === 'web_search_call') {
           const action = (raw.action ?? {}) as { query?: unknown; queries?: unknown; url?: unknown };
           const queries = Array.isArray(action.queries) ? action.queries.filter((q) => typeof q === 'string') : [];
-          const query = typeof action.query === 'string' ? action.query : (queries.join('; ') || (typeof action.url === 'string' ? action.url : ''));
+          const query =
+            typeof action.query === 'string' ? action.query : queries.join('; ') || (typeof action.url === 'string' ? action.url : '');
           this.searches.set(Number(msg.output_index ?? 0), { id: String(raw.id ?? ''), query, failed: raw.status === 'failed', raw });
         }
         return;

@@ -72,7 +72,13 @@ export async function readPage(page: FetchedPage): Promise<ReadPage> {
     }
     return { url: page.url, title: titleFromUrl(page.url), kind: 'pdf', markdown: text };
   }
-  if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json') || type === 'application/xml' || type.endsWith('+xml'))
+  if (
+    type.startsWith('text/') ||
+    type === 'application/json' ||
+    type.endsWith('+json') ||
+    type === 'application/xml' ||
+    type.endsWith('+xml')
+  )
     return { url: page.url, title: titleFromUrl(page.url), kind: 'text', markdown: decode(page.body, page.contentType) };
   throw new WebError('unsupported_type', `The page ${page.url} is ${type}; web_fetch reads HTML, PDF and text pages only.`);
 }
@@ -90,12 +96,7 @@ export async function readHtml(url: string, html: string): Promise<ReadPage> {
   const { document } = parseHTML(withBase);
   const fallbackTitle = document.querySelector('title')?.textContent?.trim() ?? '';
   const heading = document.querySelector('h1')?.textContent?.trim() ?? '';
-  let article: { title?: string | null; content?: string | null } | null = null;
-  try {
-    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
-  } catch {
-    article = null;
-  }
+  const article = parseArticle(() => new Readability(document as unknown as Document, { charThreshold: 200 }).parse());
   // No article found (a link list, a tiny page): the body without its chrome.
   const content = article?.content ?? bodyWithoutChrome(parseHTML(withBase).document);
   const markdown = turndown.turndown(content).trim();
@@ -105,8 +106,20 @@ export async function readHtml(url: string, html: string): Promise<ReadPage> {
   return { url, title, kind: 'html', markdown };
 }
 
+/** Readability throws on some malformed pages: they fall back to the body without chrome. */
+function parseArticle(parse: () => { title?: string | null; content?: string | null } | null) {
+  try {
+    return parse();
+  } catch {
+    return null;
+  }
+}
+
 function bodyWithoutChrome(document: ReturnType<typeof import('linkedom').parseHTML>['document']): string {
-  for (const el of Array.from(document.querySelectorAll('script, style, noscript, nav, header, footer, aside, form') as ArrayLike<{ remove(): void }>)) el.remove();
+  for (const el of Array.from(
+    document.querySelectorAll('script, style, noscript, nav, header, footer, aside, form') as ArrayLike<{ remove(): void }>,
+  ))
+    el.remove();
   return document.body?.innerHTML ?? '';
 }
 

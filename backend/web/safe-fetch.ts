@@ -172,7 +172,8 @@ function request(url: URL, target: ResolvedAddress, limits: FetchLimits, signal:
 async function readCapped(response: http.IncomingMessage, max: number): Promise<Buffer> {
   const declared = Number(response.headers['content-length']);
   const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
-  const tooLarge = () => new WebError('too_large', `The page is larger than ${Math.round(max / 1024 / 1024)} MiB; web_fetch reads at most that.`);
+  const tooLarge = () =>
+    new WebError('too_large', `The page is larger than ${Math.round(max / 1024 / 1024)} MiB; web_fetch reads at most that.`);
   if (!encoding && Number.isFinite(declared) && declared > max) {
     response.destroy();
     throw tooLarge();

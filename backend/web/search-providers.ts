@@ -50,7 +50,10 @@ function needKey(p: ResolvedSearchProvider): string {
 }
 
 export function envName(id: string): string {
-  return `${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}_API_KEY`;
+  return `${id
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')}_API_KEY`;
 }
 
 function buildCall(p: ResolvedSearchProvider, query: string, count: number): Call {
@@ -109,7 +112,9 @@ function buildCall(p: ResolvedSearchProvider, query: string, count: number): Cal
           records((b as { results?: unknown }).results).map((r) => ({
             title: str(r.title),
             url: str(r.url),
-            snippet: Array.isArray(r.highlights) ? r.highlights.filter((h) => typeof h === 'string').join(' … ') : str(r.text).slice(0, 500),
+            snippet: Array.isArray(r.highlights)
+              ? r.highlights.filter((h) => typeof h === 'string').join(' … ')
+              : str(r.text).slice(0, 500),
             ...(str(r.publishedDate) ? { date: str(r.publishedDate) } : {}),
           })),
       };
@@ -136,14 +141,17 @@ export async function searchOne(p: ResolvedSearchProvider, query: string, count:
   try {
     res = await fetch(call.url, { ...call.init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
-    if (timeout.aborted) throw new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
+    if (timeout.aborted) throw new Error(`no answer within ${TIMEOUT_MS / 1000} s`, { cause: err });
     if (signal?.aborted) throw err;
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`unreachable (${cause?.code ?? cause?.message ?? (err as Error).message})`);
+    throw new Error(`unreachable (${cause?.code ?? cause?.message ?? (err as Error).message})`, { cause: err });
   }
   const text = await res.text();
   if (!res.ok) {
-    const hint = res.status === 401 || res.status === 403 ? ' (check the API key' + (p.type === 'searxng' ? ' or enable the json format' : '') + ')' : '';
+    const hint =
+      res.status === 401 || res.status === 403
+        ? ' (check the API key' + (p.type === 'searxng' ? ' or enable the json format' : '') + ')'
+        : '';
     throw new Error(`HTTP ${res.status}${hint}: ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
   let body: unknown;

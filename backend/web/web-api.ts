@@ -14,16 +14,14 @@ export const DEFAULT_BASE_URLS: Record<SearchProviderType, string | null> = {
   jina: 'https://s.jina.ai',
 };
 
-const httpUrl = z
-  .string({ error: 'base_url must be a string' })
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'base_url must be an absolute http(s) URL');
+const httpUrl = z.string({ error: 'base_url must be a string' }).refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'base_url must be an absolute http(s) URL');
 
 export const SearchProviderSchema = z
   .object({
@@ -63,9 +61,12 @@ export const WebConfigSchema = z
       )
       .prefault({}),
     web_fetch: z
-      .object({ allow_hosts: z.array(hostPort, { error: 'web_fetch.allow_hosts must be a list' }).default([]) }, {
-        error: 'web_fetch must be a mapping',
-      })
+      .object(
+        { allow_hosts: z.array(hostPort, { error: 'web_fetch.allow_hosts must be a list' }).default([]) },
+        {
+          error: 'web_fetch must be a mapping',
+        },
+      )
       .prefault({}),
   })
   .strict();

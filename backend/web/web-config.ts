@@ -16,7 +16,10 @@ export function webConfigOf(document: Document | null): { config: WebConfig; pro
   return { config: EMPTY_WEB_CONFIG, problem: `${issue?.path.join('.')}: ${issue?.message}` };
 }
 
-export function resolveProvider(p: SearchProviderEntry, env: NodeJS.ProcessEnv): ResolvedSearchProvider & { source: 'file' | 'env' | 'none' } {
+export function resolveProvider(
+  p: SearchProviderEntry,
+  env: NodeJS.ProcessEnv,
+): ResolvedSearchProvider & { source: 'file' | 'env' | 'none' } {
   const fromEnv = env[envName(p.id)]?.trim() || undefined;
   const fromFile = p.api_key?.trim() || undefined;
   return {

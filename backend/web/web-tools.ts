@@ -88,13 +88,17 @@ const specs = (needsApproval: boolean): ToolSpec[] => [
     server: WEB_SERVER,
     tool: 'web_fetch',
     needsApproval,
-    description:
-      'Read a web page (HTML, PDF or text) as Markdown with its title and final URL. Cite it as [n] with the number shown.',
+    description: 'Read a web page (HTML, PDF or text) as Markdown with its title and final URL. Cite it as [n] with the number shown.',
     inputSchema: {
       type: 'object',
       properties: {
         url: { type: 'string', description: 'A full http:// or https:// URL.' },
-        max_chars: { type: 'integer', minimum: 1, maximum: MAX_CHARS_LIMIT, description: `Characters to return (default ${DEFAULT_MAX_CHARS}).` },
+        max_chars: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_CHARS_LIMIT,
+          description: `Characters to return (default ${DEFAULT_MAX_CHARS}).`,
+        },
       },
       required: ['url'],
     },
@@ -174,7 +178,9 @@ export class WebTurnTools implements ToolSource {
       const n = this.number(page.url, page.title);
       this.read.add(page.url);
       const { text, cut } = cutText(page.markdown, raw);
-      const note = cut ? `\n\n[cut: showing ${raw} of ${page.markdown.length} characters; call web_fetch with a larger max_chars for more]` : '';
+      const note = cut
+        ? `\n\n[cut: showing ${raw} of ${page.markdown.length} characters; call web_fetch with a larger max_chars for more]`
+        : '';
       return { ok: true, content: `[${n}] ${page.title}\nURL: ${page.url}\n\n${text}${note}` };
     } catch (err) {
       if (signal.aborted) throw err;

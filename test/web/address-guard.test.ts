@@ -119,7 +119,14 @@ describe('safe fetch refusals', () => {
   });
 
   it('refuses other schemes, naming the rule', async () => {
-    for (const url of ['file:///etc/passwd', 'ftp://example.com/x', 'gopher://example.com/', 'data:text/html,hi', 'javascript:alert(1)', 'ws://example.com/']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'ftp://example.com/x',
+      'gopher://example.com/',
+      'data:text/html,hi',
+      'javascript:alert(1)',
+      'ws://example.com/',
+    ]) {
       const err = await refused(url);
       assert.equal(err.code, 'bad_url');
       assert.match(err.message, /http:\/\/ and https:\/\//);

@@ -77,10 +77,25 @@ describe('provider citations become stored citations', () => {
   });
 
   const nativeStream = [
-    sse.event('message_start', { type: 'message_start', message: { id: 'msg_1', model: 'm1', usage: { input_tokens: 10, output_tokens: 0 } } }),
-    sse.event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }),
-    sse.event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":"claude ' } }),
-    sse.event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'news"}' } }),
+    sse.event('message_start', {
+      type: 'message_start',
+      message: { id: 'msg_1', model: 'm1', usage: { input_tokens: 10, output_tokens: 0 } },
+    }),
+    sse.event('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+    }),
+    sse.event('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: '{"query":"claude ' },
+    }),
+    sse.event('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: 'news"}' },
+    }),
     sse.event('content_block_stop', { type: 'content_block_stop', index: 0 }),
     sse.event('content_block_start', {
       type: 'content_block_start',
@@ -99,11 +114,24 @@ describe('provider citations become stored citations', () => {
     sse.event('content_block_delta', {
       type: 'content_block_delta',
       index: 2,
-      delta: { type: 'citations_delta', citation: { type: 'web_search_result_location', url: 'https://news.example/b', title: 'News B', cited_text: 'x', encrypted_index: 'EI' } },
+      delta: {
+        type: 'citations_delta',
+        citation: {
+          type: 'web_search_result_location',
+          url: 'https://news.example/b',
+          title: 'News B',
+          cited_text: 'x',
+          encrypted_index: 'EI',
+        },
+      },
     }),
     sse.event('content_block_delta', { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'Claude news is out.' } }),
     sse.event('content_block_stop', { type: 'content_block_stop', index: 2 }),
-    sse.event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 20, server_tool_use: { web_search_requests: 1 } } }),
+    sse.event('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn' },
+      usage: { output_tokens: 20, server_tool_use: { web_search_requests: 1 } },
+    }),
     sse.event('message_stop', { type: 'message_stop' }),
   ];
 
@@ -115,7 +143,13 @@ describe('provider citations become stored citations', () => {
     assert.equal(end.type, 'turn.completed', JSON.stringify(end));
     const reply = (await rig.session(sid)).messages.at(-1);
     assert.deepEqual(reply.citations, [{ n: 1, kind: 'web', url: 'https://news.example/b', title: 'News B' }]);
-    assert.deepEqual(reply.blocks[0], { type: 'tool_call', call_id: 'srvtoolu_1', server: 'web', tool: 'web_search', arguments: { query: 'claude news' } });
+    assert.deepEqual(reply.blocks[0], {
+      type: 'tool_call',
+      call_id: 'srvtoolu_1',
+      server: 'web',
+      tool: 'web_search',
+      arguments: { query: 'claude news' },
+    });
     assert.equal(reply.blocks[1].type, 'tool_result');
     assert.match(reply.blocks[1].content, /News A\nURL: https:\/\/news\.example\/a/);
     assert.ok(!JSON.stringify(reply).includes('ENC-A'), 'encrypted content stays out of the API view');
@@ -123,7 +157,12 @@ describe('provider citations become stored citations', () => {
     await rig.turn(sid, 'more');
     const sent = fake.seen.at(-1)!.json;
     const assistant = sent.messages.find((m: { role: string }) => m.role === 'assistant');
-    assert.deepEqual(assistant.content[0], { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'claude news' } });
+    assert.deepEqual(assistant.content[0], {
+      type: 'server_tool_use',
+      id: 'srvtoolu_1',
+      name: 'web_search',
+      input: { query: 'claude news' },
+    });
     assert.equal(assistant.content[1].type, 'web_search_tool_result');
     assert.equal(assistant.content[1].content[0].encrypted_content, 'ENC-A');
   });

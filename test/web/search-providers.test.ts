@@ -20,7 +20,9 @@ describe('search providers speak their APIs', () => {
   });
 
   it('reads each provider’s results as title, URL, snippet and date', async () => {
-    assert.deepEqual(await searchOne(provider('tavily'), 'rust', 5), [{ title: 'Tavily on rust', url: 'https://tavily.example/a', snippet: 'Tavily snippet' }]);
+    assert.deepEqual(await searchOne(provider('tavily'), 'rust', 5), [
+      { title: 'Tavily on rust', url: 'https://tavily.example/a', snippet: 'Tavily snippet' },
+    ]);
     assert.deepEqual(await searchOne(provider('brave'), 'rust', 1), [
       { title: 'Brave one', url: 'https://brave.example/1', snippet: 'The first result', date: '2026-11-01T00:00:00' },
     ]);
@@ -30,7 +32,9 @@ describe('search providers speak their APIs', () => {
     assert.deepEqual(await searchOne(provider('exa'), 'rust', 5), [
       { title: 'Exa page', url: 'https://exa.example/p', snippet: 'first highlight … second', date: '2026-09-09' },
     ]);
-    assert.deepEqual(await searchOne(provider('jina'), 'rust lang', 5), [{ title: 'Jina rust lang', url: 'https://jina.example/j', snippet: 'Jina snippet' }]);
+    assert.deepEqual(await searchOne(provider('jina'), 'rust lang', 5), [
+      { title: 'Jina rust lang', url: 'https://jina.example/j', snippet: 'Jina snippet' },
+    ]);
   });
 
   it('falls through to the next provider, and names every failure when all fail (never "no results")', async () => {

@@ -48,7 +48,10 @@ export class PageServer {
 
 /** An article page with navigation, a footer, scripts and styles around its main text. */
 export function articlePage(paragraphs: string[], title = 'The Article Title'): string {
-  const nav = '<nav><ul>' + ['Home', 'Products', 'NAVLINK-Pricing', 'About us'].map((l) => `<li><a href="/${l}">${l}</a></li>`).join('') + '</ul></nav>';
+  const nav =
+    '<nav><ul>' +
+    ['Home', 'Products', 'NAVLINK-Pricing', 'About us'].map((l) => `<li><a href="/${l}">${l}</a></li>`).join('') +
+    '</ul></nav>';
   return `<!doctype html><html><head><title>${title} | Site</title><style>body{color:red} .SECRETSTYLE{}</style>
 <script>var trackingSecret = "SCRIPT-CONTENT-XYZ"; document.write('x');</script></head>
 <body><header><div class="logo">SiteLogo HEADER-TEXT</div>${nav}</header>

@@ -23,11 +23,20 @@ describe('web search in chat turns (built-in tools, compat model)', () => {
       res.end(articlePage(main, 'Local Wiki Page'));
     });
     mock = await Aimock.start([
-      { match: { userMessage: 'search it', hasToolResult: false }, response: { toolCalls: [{ name: 'web_search', arguments: '{"query":"rust news","max_results":2}' }] } },
+      {
+        match: { userMessage: 'search it', hasToolResult: false },
+        response: { toolCalls: [{ name: 'web_search', arguments: '{"query":"rust news","max_results":2}' }] },
+      },
       { match: { userMessage: 'search it', hasToolResult: true }, response: { content: 'Rust news is in [2] and also [1].' } },
-      { match: { userMessage: 'read it', hasToolResult: false }, response: { toolCalls: [{ name: 'web_fetch', arguments: JSON.stringify({ url: `${pages.url}/wiki` }) }] } },
+      {
+        match: { userMessage: 'read it', hasToolResult: false },
+        response: { toolCalls: [{ name: 'web_fetch', arguments: JSON.stringify({ url: `${pages.url}/wiki` }) }] },
+      },
       { match: { userMessage: 'read it', hasToolResult: true }, response: { content: 'The wiki page explains it.' } },
-      { match: { userMessage: 'metadata', hasToolResult: false }, response: { toolCalls: [{ name: 'web_fetch', arguments: '{"url":"http://169.254.169.254/latest/meta-data/"}' }] } },
+      {
+        match: { userMessage: 'metadata', hasToolResult: false },
+        response: { toolCalls: [{ name: 'web_fetch', arguments: '{"url":"http://169.254.169.254/latest/meta-data/"}' }] },
+      },
       { match: { userMessage: 'metadata', hasToolResult: true }, response: { content: 'That address was refused.' } },
       { match: { userMessage: 'plain' }, response: { content: 'No search needed.' } },
     ]);
@@ -72,7 +81,10 @@ describe('web search in chat turns (built-in tools, compat model)', () => {
     // Sent again without api_key: the stored key stays.
     const again = await rig.ok('PUT', '/api/config/web', {
       ...body,
-      web_search: { ...body.web_search, providers: [{ id: 'tavily1', type: 'tavily', base_url: tavily.url }, body.web_search.providers[1]] },
+      web_search: {
+        ...body.web_search,
+        providers: [{ id: 'tavily1', type: 'tavily', base_url: tavily.url }, body.web_search.providers[1]],
+      },
     });
     assert.equal(again.web_search.providers[0].api_key_hint, 'tvl...0000');
     const bad = await rig.call('PUT', '/api/config/web', { web_search: { providers: [{ id: 'g', type: 'google' }] } });
@@ -112,10 +124,7 @@ describe('web search in chat turns (built-in tools, compat model)', () => {
       { n: 2, kind: 'web', url: 'https://brave.example/2', title: 'Brave two' },
     ]);
     const request = relay.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!;
-    assert.deepEqual(
-      request.json.tools.map((t: { function: { name: string } }) => t.function.name).sort(),
-      ['web_fetch', 'web_search'],
-    );
+    assert.deepEqual(request.json.tools.map((t: { function: { name: string } }) => t.function.name).sort(), ['web_fetch', 'web_search']);
     assert.equal(tavily.hits.length > 0, true, 'tavily was tried first');
   });
 
@@ -152,7 +161,10 @@ describe('web search in chat turns (built-in tools, compat model)', () => {
   it('approval ask: a web tool call waits for the approvals endpoint', async () => {
     const current = await rig.ok('GET', '/api/config/web');
     await rig.ok('PUT', '/api/config/web', {
-      web_search: { providers: current.web_search.providers.map(({ id, type, base_url }: any) => ({ id, type, base_url })), approval: 'ask' },
+      web_search: {
+        providers: current.web_search.providers.map(({ id, type, base_url }: any) => ({ id, type, base_url })),
+        approval: 'ask',
+      },
       web_fetch: current.web_fetch,
     });
     const sid = await rig.newSession();
