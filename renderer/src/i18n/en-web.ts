@@ -12,7 +12,7 @@ export const enWeb = {
     'Search providers for the built-in web_search tool, tried in order: when one fails the next is asked. Models whose protocol has its own search (Claude messages, OpenAI responses) use it instead. Turn web search on in a profile or with the globe in the message box.',
   'web.providers': 'Search providers',
   'web.noProviders': 'No search provider yet. Add one below.',
-  'web.add': 'Add provider',
+  'web.add': 'Add search provider',
   'web.id': 'ID',
   'web.type': 'Type',
   'web.baseUrl': 'Base URL',

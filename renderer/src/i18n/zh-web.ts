@@ -13,7 +13,7 @@ export const zhWeb: Record<keyof typeof enWeb, string> = {
     '内置 web_search 工具使用的搜索服务，按顺序尝试：一个失败就换下一个。协议自带搜索的模型（Claude messages、OpenAI responses）改用自带搜索。可在配置档中或用输入框里的地球按钮开启联网搜索。',
   'web.providers': '搜索服务',
   'web.noProviders': '还没有搜索服务，请在下方添加。',
-  'web.add': '添加服务',
+  'web.add': '添加搜索服务',
   'web.id': 'ID',
   'web.type': '类型',
   'web.baseUrl': '接口地址',

@@ -117,6 +117,7 @@ function WebSettingsForm(props: {
     },
   });
   const save = async (): Promise<boolean> => {
+    setSaved(false);
     setBusy(true);
     setError(undefined);
     try {
@@ -247,13 +248,28 @@ function WebSettingsForm(props: {
         {t('web.add')}
       </button>
       <Field label={t('web.approval')}>
-        <select value={approval} onChange={(e) => setApproval(e.target.value as 'auto' | 'ask')}>
+        <select
+          value={approval}
+          onChange={(e) => {
+            setSaved(false);
+            setApproval(e.target.value as 'auto' | 'ask');
+          }}
+        >
           <option value="auto">{t('web.approvalAuto')}</option>
           <option value="ask">{t('web.approvalAsk')}</option>
         </select>
       </Field>
       <Field label={t('web.allowHosts')} hint={t('web.allowHostsHint')}>
-        <textarea rows={3} className="mono" value={hosts} onChange={(e) => setHosts(e.target.value)} placeholder="wiki.lan:443" />
+        <textarea
+          rows={3}
+          className="mono"
+          value={hosts}
+          onChange={(e) => {
+            setSaved(false);
+            setHosts(e.target.value);
+          }}
+          placeholder="wiki.lan:443"
+        />
       </Field>
       <div className="button-row">
         <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void save()}>
