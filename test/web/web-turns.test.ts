@@ -103,6 +103,20 @@ describe('web search in chat turns (built-in tools, compat model)', () => {
     );
   });
 
+  it('the profile key web_search: defaults, and bad values named', async () => {
+    const profile = await rig.ok('GET', `/api/profiles/${rig.profileId}`);
+    assert.deepEqual(profile.web_search, { enabled: false, mode: 'auto', max_uses: 5 });
+    for (const [body, pattern] of [
+      [{ web_search: { mode: 'google' } }, /mode must be one of auto, native, tools/],
+      [{ web_search: { max_uses: 0 } }, /max_uses must be between 1 and 20/],
+      [{ web_search: { enabled: 'yes' } }, /enabled must be true or false/],
+    ] as const) {
+      const res = await rig.call('PUT', `/api/profiles/${rig.profileId}`, body);
+      assert.equal(res.status, 400);
+      assert.match(JSON.stringify(res.body), pattern);
+    }
+  });
+
   it('a session with web search on offers the tools; failover reaches brave; the reply stores numbered citations', async () => {
     await rig.setProfile({ web_search: { enabled: false } });
     const sid = await rig.newSession();
