@@ -159,7 +159,8 @@ export function publicBlock(b: StoredBlock): PublicBlock {
         ok: !b.error,
         content: b.error
           ? `The provider's web search failed: ${b.error}`
-          : (b.results ?? []).map((r) => `${r.title}\nURL: ${r.url}`).join('\n\n'),
+          : (b.results ?? []).map((r) => `${r.title}\nURL: ${r.url}`).join('\n\n') ||
+            'Searched; the pages the reply used are listed under it.',
       };
   }
 }

@@ -98,9 +98,12 @@ export function ToolCard(props: {
           <button type="button" className="btn btn-small" disabled={busy} onClick={() => void decide('deny', false)}>
             {t('chat.deny')}
           </button>
-          <button type="button" className="btn btn-small" disabled={busy} onClick={() => void decide('allow', true)}>
-            {t('chat.alwaysAllow')}
-          </button>
+          {/* Web tools ask or not by one setting (Settings → Web search), not per tool. */}
+          {call.server !== 'web' && (
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => void decide('allow', true)}>
+              {t('chat.alwaysAllow')}
+            </button>
+          )}
         </div>
       )}
       <ErrorBanner error={error} />
