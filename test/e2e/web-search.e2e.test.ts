@@ -69,14 +69,14 @@ describe('web search in Chromium: settings, the globe toggle, tool cards and sou
     assert.equal(await card.getByLabel('ID').first().inputValue(), 'brave1');
     assert.equal(await card.getByLabel('Type').first().inputValue(), 'brave');
     assert.ok(!(await page.content()).includes(KEY), 'the key reached the page');
-    await card.getByRole('button', { name: 'Test' }).click();
+    await card.getByRole('button', { name: 'Test search providers' }).click();
     await card.getByText('brave1: 2 results for "open source"').waitFor({ timeout: LONG });
-    await card.getByText('Saved.').waitFor();
+    await card.getByText('Web search settings saved.').waitFor();
     await card.getByLabel('Web tool calls').selectOption('ask');
-    assert.equal(await card.getByText('Saved.').count(), 0, 'an edit clears the saved notice');
+    assert.equal(await card.getByText('Web search settings saved.').count(), 0, 'an edit clears the saved notice');
     await card.getByLabel('Private hosts web_fetch may read').fill('wiki.lan:443');
-    await card.getByRole('button', { name: 'Save' }).click();
-    await card.getByText('Saved.').waitFor();
+    await card.getByRole('button', { name: 'Save web search' }).click();
+    await card.getByText('Web search settings saved.').waitFor();
     const saved = await call('GET', '/api/config/web');
     assert.equal(saved.web_search.approval, 'ask');
     assert.deepEqual(saved.web_fetch.allow_hosts, ['wiki.lan:443']);
@@ -85,8 +85,8 @@ describe('web search in Chromium: settings, the globe toggle, tool cards and sou
     assert.deepEqual(await axeViolations(page), []);
     // Back to running web tools without asking, for the chat below.
     await card.getByLabel('Web tool calls').selectOption('auto');
-    await card.getByRole('button', { name: 'Save' }).click();
-    await card.getByText('Saved.').waitFor();
+    await card.getByRole('button', { name: 'Save web search' }).click();
+    await card.getByText('Web search settings saved.').waitFor();
     await context.close();
   });
 

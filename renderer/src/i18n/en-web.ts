@@ -31,9 +31,9 @@ export const enWeb = {
   'web.allowHosts': 'Private hosts web_fetch may read',
   'web.allowHostsHint':
     'One host:port per line (for example wiki.lan:443). Every other private, loopback or link-local address is refused.',
-  'web.save': 'Save',
-  'web.saved': 'Saved.',
-  'web.test': 'Test',
+  'web.save': 'Save web search',
+  'web.saved': 'Web search settings saved.',
+  'web.test': 'Test search providers',
   'web.testing': 'Testing…',
   'web.testOk': '{id}: {message}',
   'web.testFail': '{id} failed: {message}',
