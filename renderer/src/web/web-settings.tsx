@@ -45,13 +45,13 @@ export function WebSettingsCard() {
   // Kept here: the form below starts again from each new answer, these outlive it.
   const [saved, setSaved] = useState(false);
   const [tests, setTests] = useState<WebTestResponse['results'] | null>(null);
+  // Nothing while loading: the page already shows one loading line (tests and screen readers find one).
   if (!config.data)
-    return (
+    return config.error ? (
       <Card title={t('web.title')} className="web-settings">
         <ErrorBanner error={config.error} />
-        {!config.error && <p className="muted">{t('common.loading')}</p>}
       </Card>
-    );
+    ) : null;
   // A new answer from the backend (a save, another client's edit) starts the form again from it.
   return (
     <WebSettingsForm
