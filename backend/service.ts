@@ -7,6 +7,8 @@ import { isImportUpload, transferRoutes } from './api/transfer-routes.js';
 import { modelRoutes } from './api/model-routes.js';
 import { chatRoutes } from './api/chat-routes.js';
 import { providerReadRoutes, providerWriteRoutes } from './api/config-routes.js';
+import { readWebConfig, webConfigRoutes } from './api/web-config-routes.js';
+import { WebService } from './web/web-tools.js';
 import { mcpRoutes } from './api/mcp-routes.js';
 import { mcpStatusRoutes } from './api/mcp-status-routes.js';
 import { mcpFeatureRoutes } from './api/mcp-feature-routes.js';
@@ -235,6 +237,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(providerReadRoutes(config));
   const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
   app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));
+  app.use(webConfigRoutes({ config, writer: stores.writer, ws }));
   app.use(profileRoutes(stores, ws));
   // A workspace's running turns end before its folder goes to the trash (chat is built below).
   app.use(workspaceRoutes(stores, ws, (id, remove) => chat.deleteWorkspace(id, remove)));
@@ -263,7 +266,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(mcpSignOutRoute(stores, mcp));
   app.use(skillRoutes(stores, ws));
   const attachments = new AttachmentStore(paths);
-  const chat = new ChatEngine({ stores, ws, logger, tools, attachments });
+  const web = new WebService({ config: () => readWebConfig(config), env });
+  const chat = new ChatEngine({ stores, ws, logger, tools, attachments, web });
   // The search index catches up with the logs once the backend runs (not on its start-up path).
   setTimeout(() => chat.search.start(), 500).unref();
   app.use(chatRoutes(stores, chat, (wid, sid, refs) => snapshotResources(mcp, attachments, wid, sid, refs)));

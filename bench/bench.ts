@@ -22,6 +22,7 @@ import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
 import { tlsFigures } from './tls-bench.js';
+import { webFigures } from './web-bench.js';
 import { wsFanOut } from './ws-bench.js';
 
 const GROUPS: Record<string, () => Promise<Figure[]>> = {
@@ -41,6 +42,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   history: () => historyFigures(),
   attachments: () => attachmentFigures(),
   artifacts: () => artifactFigures(),
+  web: () => webFigures(),
 };
 
 function num(v: number | undefined): string {

@@ -32,6 +32,7 @@ export const SessionPatchSchema = z
       .string({ error: 'model must be "<providerId>:<modelId>" or null' })
       .regex(MODEL_REF, 'model must have the form <providerId>:<modelId>')
       .nullable(),
+    web_search: z.boolean({ error: 'web_search must be true, false or null' }).nullable(),
     thinking: z
       .object(
         {

@@ -133,6 +133,7 @@ export function chatRoutes(
       }
       if (input.model !== undefined) m.model_override = input.model;
       if (input.thinking !== undefined) m.thinking_override = input.thinking;
+      if (input.web_search !== undefined) m.web_search_override = input.web_search;
     });
     res.json(summary(meta));
   });

@@ -29,6 +29,8 @@ export interface SessionPatch {
   title?: string;
   model?: string | null;
   thinking?: ThinkingOverride | null;
+  /** DESIGN 14: web search on or off for this session; null: the profile decides. */
+  web_search?: boolean | null;
 }
 
 /** POST …/messages: `parent_id` defaults to the shown branch's leaf; an earlier id starts a branch there. */

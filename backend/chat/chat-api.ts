@@ -2,9 +2,9 @@
 // these type-only instead of redeclaring them.
 import { z } from 'zod';
 import type { Usage } from '../llm/llm-types.js';
-import type { MessageView, PublicBlock, SessionSummary, TurnFrame, TurnFrameBody } from './chat-types.js';
+import type { Citation, MessageView, PublicBlock, SessionSummary, TurnFrame, TurnFrameBody } from './chat-types.js';
 
-export type { MessageView, PublicBlock, SessionSummary, TurnFrame, TurnFrameBody, Usage };
+export type { Citation, MessageView, PublicBlock, SessionSummary, TurnFrame, TurnFrameBody, Usage };
 
 /** One hit of GET /api/search. */
 export interface SearchHit {

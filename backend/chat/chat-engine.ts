@@ -11,7 +11,8 @@ import { SessionSearch } from './session-search.js';
 import { DEFAULT_TITLE, SessionStore, summary } from './session-store.js';
 import { noTools, type ToolSource } from '../tools/tool-source.js';
 import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
-import { runTurn } from './turn-runner.js';
+import { runTurn, type WebTurn } from './turn-runner.js';
+import type { WebService } from '../web/web-tools.js';
 import { IndexTree } from './index-tree.js';
 
 interface ActiveTurn {
@@ -44,6 +45,8 @@ export class ChatEngine {
       logger: Logger;
       tools?: ToolSource;
       attachments: AttachmentStore;
+      /** The web tools (DESIGN 14); absent: web search is never offered. */
+      web?: WebService;
     },
   ) {
     this.sessions = new SessionStore(deps.stores.paths);
@@ -276,6 +279,7 @@ export class ChatEngine {
       turn.channel = channel;
       turn.appender = appender;
       this.registry.add(channel);
+      const web = await this.webTurn(meta, model);
       const timeoutMs = model.profile.timeout_seconds * 1000;
       const timer = setTimeout(() => turn.controller.abort('timeout'), timeoutMs);
       const opened = appender;
@@ -294,6 +298,7 @@ export class ChatEngine {
         logger: this.deps.logger,
         signal: turn.controller.signal,
         deadline: Date.now() + timeoutMs,
+        web,
       })
         .catch((err: Error) => this.deps.logger.error(`chat: turn ${turn.turnId} crashed: ${err.message}`))
         .finally(() => {
@@ -308,6 +313,21 @@ export class ChatEngine {
       await appender?.close();
       throw err;
     }
+  }
+
+  /**
+   * DESIGN 14: web search is on when the session says so (else the profile); `auto` uses the
+   * protocol's own search tool where it has one (native, responsemode), else the built-in tools.
+   */
+  private async webTurn(meta: SessionMeta, model: ResolvedModel): Promise<WebTurn | null> {
+    const settings = model.profile.web_search;
+    const on = meta.web_search_override ?? settings.enabled;
+    if (!on || !this.deps.web) return null;
+    const hasNative = model.protocol === 'native' || model.protocol === 'responsemode';
+    if (hasNative && settings.mode !== 'tools') return { native: { maxUses: settings.max_uses }, tools: null };
+    // compat has no search tool of its own: `native` there falls back to the built-in tools.
+    if (!model.offerTools) return null;
+    return { native: null, tools: await this.deps.web.turnTools() };
   }
 
   private running(workspaceId: string, sessionId: string, turnId: string): ActiveTurn {

@@ -31,7 +31,17 @@ export interface StoredMessage {
   interrupted?: boolean;
   /** Set on read on the last message of a turn that failed: its `turn.failed` error. */
   error?: { code: string; message: string };
+  /** The numbered sources the reply cites (DESIGN 13/14): web pages and knowledge passages share it. */
+  citations?: Citation[];
 }
+
+/**
+ * One numbered source of a reply, told apart by `kind`: `web` (a page the provider's search or the
+ * web tools found) or `knowledge` (a passage of a knowledge base, DESIGN 13).
+ */
+export type Citation =
+  | { n: number; kind: 'web'; url: string; title: string }
+  | { n: number; kind: 'knowledge'; kb_id: string; source_id: string; chunk_id: string; name: string; location?: string };
 
 export interface CompactionRecord {
   id: string;
@@ -80,6 +90,8 @@ export interface SessionMeta {
   /** Per-session overrides of the profile (DESIGN 7); absent or null: the profile decides. */
   model_override?: string | null;
   thinking_override?: ThinkingOverride | null;
+  /** DESIGN 14: web search on or off for this session; null: the profile's `web_search.enabled`. */
+  web_search_override?: boolean | null;
 }
 
 export interface ThinkingOverride {
@@ -90,6 +102,7 @@ export interface ThinkingOverride {
 export type SessionSummary = Pick<SessionMeta, 'id' | 'title' | 'created_at' | 'updated_at' | 'model' | 'message_count' | 'usage'> & {
   model_override: string | null;
   thinking_override: ThinkingOverride | null;
+  web_search_override: boolean | null;
 };
 
 /** Message object of the HTTP API (DESIGN 6). */
@@ -136,6 +149,19 @@ export function publicBlock(b: StoredBlock): PublicBlock {
     case 'image':
     case 'file':
       return { type: b.type, attachment_id: b.attachment_id, mime: b.mime, name: b.name };
+    case 'provider_item':
+      // The provider's own search, shown like the built-in tool's card.
+      if (b.role === 'call')
+        return { type: 'tool_call', call_id: b.call_id, server: 'web', tool: 'web_search', arguments: { query: b.query ?? '' } };
+      return {
+        type: 'tool_result',
+        call_id: b.call_id,
+        ok: !b.error,
+        content: b.error
+          ? `The provider's web search failed: ${b.error}`
+          : (b.results ?? []).map((r) => `${r.title}\nURL: ${r.url}`).join('\n\n') ||
+            'Searched; the pages the reply used are listed under it.',
+      };
   }
 }
 

@@ -67,6 +67,7 @@ export async function forkSession(
     active_leaf: messageId,
     model_override: source.model_override ?? null,
     thinking_override: source.thinking_override ?? null,
+    web_search_override: source.web_search_override ?? null,
   });
   const batch = await SessionBatch.begin(store, workspaceId);
   try {

@@ -32,6 +32,7 @@ export function summary(meta: SessionMeta): SessionSummary {
     usage,
     model_override: meta.model_override ?? null,
     thinking_override: meta.thinking_override ?? null,
+    web_search_override: meta.web_search_override ?? null,
   };
 }
 

@@ -9,12 +9,15 @@ import {
   type LlmRequest,
   type LlmResult,
   type Usage,
+  type WebCitation,
 } from '../llm/llm-types.js';
 import { callProvider, scrub } from '../llm/provider-call.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { ApprovalBox } from './approvals.js';
 import { AttachmentResolver } from './attachment-resolver.js';
-import { newId, storable, type CompactionRecord, type StoredBlock, type StoredMessage } from './chat-types.js';
+import { newId, storable, type Citation, type CompactionRecord, type StoredBlock, type StoredMessage } from './chat-types.js';
+import type { WebTurnTools } from '../web/web-tools.js';
+import { combineToolSources } from '../tools/combined-tools.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
@@ -43,6 +46,25 @@ export interface TurnContext {
   logger: Logger;
   signal: AbortSignal;
   deadline: number;
+  /** DESIGN 14: web search for this turn (the provider's own tool, or the built-in tools), or null when off. */
+  web: WebTurn | null;
+}
+
+export interface WebTurn {
+  /** The protocol's own search tool, at most `maxUses` searches per request. */
+  native: { maxUses: number } | null;
+  /** The built-in web_search / web_fetch tools. */
+  tools: WebTurnTools | null;
+}
+
+/** The reply's numbered sources: the provider's citations first, then those the built-in tools numbered and the reply cites. */
+function replyCitations(provider: Map<string, WebCitation>, web: WebTurn | null, text: string): Citation[] {
+  const out: Citation[] = [...provider.values()].map((c, i) => ({ n: i + 1, kind: 'web', url: c.url, title: c.title }));
+  if (web?.tools) {
+    const offset = out.length;
+    for (const s of web.tools.citations(text)) out.push({ n: s.n + offset, kind: 'web', url: s.url, title: s.title });
+  }
+  return out;
 }
 
 /** DESIGN 7: the profile's system_prompt (else the base prompt), the workspace's instructions, the language line, the skill catalog. */
@@ -83,8 +105,11 @@ function failureOf(err: unknown, signal: AbortSignal, apiKey: string, appender: 
 }
 
 /** Runs one turn to its end; every outcome ends with a turn_end record and a final frame. */
-export async function runTurn(ctx: TurnContext): Promise<void> {
+export async function runTurn(turn: TurnContext): Promise<void> {
+  // Built-in web tools come first: their names stay web_search / web_fetch whatever a tool server offers.
+  const ctx = turn.web?.tools ? { ...turn, tools: combineToolSources(turn.web.tools, turn.tools) } : turn;
   const { channel, appender, model } = ctx;
+  const providerCitations = new Map<string, WebCitation>();
   let usage: Usage = zeroUsage();
   let lastInput: number | undefined;
   let itemCount = 0;
@@ -136,6 +161,7 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         thinkingBudget: model.thinkingBudget,
         cache,
         cacheKey: ctx.sessionId,
+        ...(ctx.web?.native ? { webSearch: ctx.web.native } : {}),
       };
       const messageId = newId('m');
       const partial: StoredBlock[] = [];
@@ -173,6 +199,11 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
       lastInput = result.usage.input + result.usage.cache_read + result.usage.cache_write;
       itemCount = base + turnItems.length;
       const blocks = result.blocks.map((b) => (b.type === 'tool_call' ? withSpec(ownCallId(b), specs) : b));
+      for (const c of result.citations ?? []) if (!providerCitations.has(c.url)) providerCitations.set(c.url, c);
+      const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
+      const final = result.stopReason !== 'pause_turn' && (calls.length === 0 || result.stopReason !== 'tool_use');
+      const text = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
+      const citations = final && ctx.web ? replyCitations(providerCitations, ctx.web, text) : [];
       const message: StoredMessage = {
         id: messageId,
         role: 'assistant',
@@ -181,9 +212,18 @@ export async function runTurn(ctx: TurnContext): Promise<void> {
         usage: result.usage,
         model: model.ref,
         turn_id: ctx.turnId,
+        ...(citations.length > 0 ? { citations } : {}),
       };
       store(message, turnItems);
-      const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
+      if (result.stopReason === 'pause_turn') {
+        // A long server-tool turn paused: the reply goes back as it is and the provider continues.
+        if (rounds >= model.profile.tools.max_steps) {
+          end = { stop: 'max_steps' };
+          break;
+        }
+        rounds += 1;
+        continue;
+      }
       if (calls.length === 0 || result.stopReason !== 'tool_use') {
         end = { stop: result.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn' };
         break;

@@ -35,6 +35,13 @@ export class ConfigWriter {
     });
   }
 
+  /** Sets top-level keys other areas own (the web keys, DESIGN 14) through the same queue and checks. */
+  async setTopLevel(values: Record<string, Record<string, unknown>>, prune: ReadonlySet<string>): Promise<void> {
+    await this.edit((doc) => {
+      for (const [key, value] of Object.entries(values)) assignNode(doc, ensureTopLevel(doc, key, 'map'), value, { prune });
+    });
+  }
+
   private providerNodes(doc: Document): YAMLMap[] {
     const seq = ensureTopLevel(doc, 'providers', 'seq');
     return isSeq(seq) ? (seq.items.filter((i) => isMap(i)) as YAMLMap[]) : [];

@@ -46,7 +46,32 @@ export type Block =
       provider_id?: string;
       media?: MediaBlock[];
     }
-  | MediaBlock;
+  | MediaBlock
+  | ProviderItem;
+
+/**
+ * A block only the provider's own protocol understands (DESIGN 14: its web search server tool):
+ * `raw` goes back to that protocol unchanged (encrypted search results included) and is dropped
+ * for the others; `call_id`, `query` and `results` are what clients show as a tool card.
+ */
+export interface ProviderItem {
+  type: 'provider_item';
+  protocol: Protocol;
+  /** `call` (a search the provider ran) or `result` (what it found). */
+  role: 'call' | 'result';
+  call_id: string;
+  raw: Record<string, unknown>;
+  query?: string;
+  results?: WebCitation[];
+  /** The provider's search failed (its error code). */
+  error?: string;
+}
+
+/** A page a provider's search cited or found. */
+export interface WebCitation {
+  url: string;
+  title: string;
+}
 
 /**
  * The id a provider sees for a tool call or its result: its own when it gave one, else the
@@ -96,6 +121,8 @@ export interface LlmRequest {
   /** Cache breakpoints (native) or prompt_cache_key (others) once the threshold is reached. */
   cache: boolean;
   cacheKey: string;
+  /** DESIGN 14: the protocol's own web search tool is offered (native: at most `maxUses` searches). */
+  webSearch?: { maxUses: number };
 }
 
 /** What an adapter reports while it reads the stream. */
@@ -105,12 +132,15 @@ export type StreamEvent =
   | { type: 'tool_call_started'; call_id: string; name: string }
   | { type: 'usage'; usage: Usage };
 
-export type StopReason = 'end_turn' | 'max_tokens' | 'tool_use';
+/** `pause_turn`: a long server-tool turn paused (native); the reply is sent back as-is to continue. */
+export type StopReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'pause_turn';
 
 export interface LlmResult {
   blocks: Block[];
   stopReason: StopReason;
   usage: Usage;
+  /** Pages the provider's own search cited, in order of first citation. */
+  citations?: WebCitation[];
 }
 
 export interface Endpoint {

@@ -10,6 +10,7 @@ import {
   type StopReason,
   type StreamEvent,
   type Usage,
+  type WebCitation,
 } from './llm-types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -32,6 +33,10 @@ export const nativeAdapter: ProtocolAdapter = {
         input_schema: t.inputSchema,
         ...(req.cache && i === req.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
       }));
+    }
+    if (req.webSearch) {
+      const search = { type: 'web_search_20250305', name: 'web_search', max_uses: req.webSearch.maxUses };
+      body.tools = [...((body.tools as Json[] | undefined) ?? []), search];
     }
     if (req.thinkingBudget) body.thinking = { type: 'enabled', budget_tokens: req.thinkingBudget };
     const url = /\/v1$/.test(endpoint.baseUrl) ? `${endpoint.baseUrl}/messages` : `${endpoint.baseUrl}/v1/messages`;
@@ -57,6 +62,9 @@ function nativeBlock(b: Block): Json | null {
     }
     case 'media':
       return nativeMedia(b);
+    case 'provider_item':
+      // Search blocks go back unchanged (their encrypted content included), to this protocol only.
+      return b.protocol === 'native' ? b.raw : null;
   }
 }
 
@@ -105,6 +113,8 @@ interface OpenBlock {
   id: string;
   name: string;
   json: string;
+  /** The block as it started (server tool blocks go back as received). */
+  raw: Json;
 }
 
 interface NativeUsage {
@@ -118,6 +128,7 @@ class NativeReader {
   private readonly blocks = new Map<number, OpenBlock>();
   private stopReason: string | null = null;
   private stopped = false;
+  private readonly citations = new Map<string, WebCitation>();
   private usage: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
 
   constructor(private readonly emit: (e: StreamEvent) => void) {}
@@ -152,8 +163,10 @@ class NativeReader {
           id: String(cb.id ?? ''),
           name: String(cb.name ?? ''),
           json: '',
+          raw: cb,
         };
         this.blocks.set(Number(msg.index), block);
+        if (Array.isArray(cb.citations)) for (const c of cb.citations) this.cite(c);
         if (block.type === 'tool_use') this.emit({ type: 'tool_call_started', call_id: block.id, name: block.name });
         if (block.text && block.type === 'text') this.emit({ type: 'text', text: block.text });
         return;
@@ -170,6 +183,7 @@ class NativeReader {
           this.emit({ type: 'thinking', text: d.thinking });
         } else if (d.type === 'signature_delta' && typeof d.signature === 'string') block.signature += d.signature;
         else if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') block.json += d.partial_json;
+        else if (d.type === 'citations_delta') this.cite(d.citation);
         return;
       }
       case 'message_delta':
@@ -193,6 +207,13 @@ class NativeReader {
     }
   }
 
+  /** A `web_search_result_location` citation on a text block (DESIGN 14). */
+  private cite(c: unknown): void {
+    const citation = (c ?? {}) as { url?: unknown; title?: unknown };
+    if (typeof citation.url !== 'string' || this.citations.has(citation.url)) return;
+    this.citations.set(citation.url, { url: citation.url, title: typeof citation.title === 'string' ? citation.title : '' });
+  }
+
   finish() {
     if (!this.stopped) throw new ProviderError('provider_unreachable', 'The provider closed the stream before message_stop.');
     const blocks: Block[] = [];
@@ -202,9 +223,38 @@ class NativeReader {
       else if (b.type === 'redacted_thinking') blocks.push({ type: 'thinking', text: '', redacted: b.data });
       else if (b.type === 'tool_use')
         blocks.push({ type: 'tool_call', call_id: b.id, name: b.name, server: '', tool: b.name, arguments: jsonArgs(b.json, b.name) });
+      else if (b.type === 'server_tool_use') {
+        const input = b.json ? jsonArgs(b.json, b.name) : ((b.raw.input as Json | undefined) ?? {});
+        const raw = { type: 'server_tool_use', id: b.id, name: b.name, input };
+        blocks.push({ type: 'provider_item', protocol: 'native', role: 'call', call_id: b.id, raw, query: String(input.query ?? '') });
+      } else if (b.type === 'web_search_tool_result') {
+        const content = b.raw.content;
+        const results = Array.isArray(content)
+          ? (content as Json[]).map((r) => ({ url: String(r.url ?? ''), title: String(r.title ?? '') })).filter((r) => r.url)
+          : [];
+        const error = Array.isArray(content) ? undefined : String((content as Json | undefined)?.error_code ?? 'unknown error');
+        const callId = String(b.raw.tool_use_id ?? '');
+        blocks.push({
+          type: 'provider_item',
+          protocol: 'native',
+          role: 'result',
+          call_id: callId,
+          raw: b.raw,
+          results,
+          ...(error ? { error } : {}),
+        });
+      }
     }
-    const stop: StopReason = this.stopReason === 'tool_use' ? 'tool_use' : this.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
-    return { blocks, stopReason: stop, usage: this.usage };
+    const stop: StopReason =
+      this.stopReason === 'tool_use'
+        ? 'tool_use'
+        : this.stopReason === 'max_tokens'
+          ? 'max_tokens'
+          : this.stopReason === 'pause_turn'
+            ? 'pause_turn'
+            : 'end_turn';
+    const citations = [...this.citations.values()];
+    return { blocks, stopReason: stop, usage: this.usage, ...(citations.length > 0 ? { citations } : {}) };
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type StopReason,
   type StreamEvent,
   type Usage,
+  type WebCitation,
 } from './llm-types.js';
 
 type Json = Record<string, unknown>;
@@ -21,6 +22,8 @@ export const responsesAdapter: ProtocolAdapter = {
     if (req.tools.length > 0) {
       body.tools = req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.inputSchema }));
     }
+    // DESIGN 14: the provider's own search; its `url_citation` annotations become the reply's sources.
+    if (req.webSearch) body.tools = [...((body.tools as Json[] | undefined) ?? []), { type: 'web_search' }];
     if (req.thinkingBudget) {
       body.reasoning = { effort: effortFor(req.thinkingBudget), summary: 'auto' };
       // Reasoning carried across steps without server storage: encrypted items go back as input.
@@ -80,7 +83,7 @@ function inputParts(blocks: Block[]): Json[] {
 }
 
 interface Item {
-  kind: 'message' | 'reasoning' | 'function_call' | 'other';
+  kind: 'message' | 'reasoning' | 'function_call' | 'web_search_call' | 'other';
   id: string;
   text: string;
   callId: string;
@@ -100,6 +103,9 @@ class ResponsesReader {
   private readonly items = new Map<number, Item>();
   private done = false;
   private stop: StopReason = 'end_turn';
+  private readonly citations = new Map<string, WebCitation>();
+  /** Searches the provider ran: output index → query and status. */
+  private readonly searches = new Map<number, { id: string; query: string; failed: boolean; raw: Json }>();
   private usage: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
 
   constructor(private readonly emit: (e: StreamEvent) => void) {}
@@ -121,7 +127,10 @@ class ResponsesReader {
       case 'response.output_item.added': {
         const raw = (msg.item ?? {}) as Json;
         const item = this.item(msg.output_index);
-        item.kind = raw.type === 'message' || raw.type === 'reasoning' || raw.type === 'function_call' ? raw.type : 'other';
+        item.kind =
+          raw.type === 'message' || raw.type === 'reasoning' || raw.type === 'function_call' || raw.type === 'web_search_call'
+            ? raw.type
+            : 'other';
         item.id = String(raw.id ?? '');
         if (item.kind === 'function_call') {
           item.callId = String(raw.call_id ?? raw.id ?? '');
@@ -147,8 +156,20 @@ class ResponsesReader {
         const item = this.item(msg.output_index);
         if (raw.type === 'function_call' && typeof raw.arguments === 'string') item.args = raw.arguments;
         if (raw.type === 'reasoning' && typeof raw.encrypted_content === 'string') item.encrypted = raw.encrypted_content;
+        if (raw.type === 'message' && Array.isArray(raw.content))
+          for (const part of raw.content as Json[]) if (Array.isArray(part.annotations)) for (const a of part.annotations) this.cite(a);
+        if (raw.type === 'web_search_call') {
+          const action = (raw.action ?? {}) as { query?: unknown; queries?: unknown; url?: unknown };
+          const queries = Array.isArray(action.queries) ? action.queries.filter((q) => typeof q === 'string') : [];
+          const query =
+            typeof action.query === 'string' ? action.query : queries.join('; ') || (typeof action.url === 'string' ? action.url : '');
+          this.searches.set(Number(msg.output_index ?? 0), { id: String(raw.id ?? ''), query, failed: raw.status === 'failed', raw });
+        }
         return;
       }
+      case 'response.output_text.annotation.added':
+        this.cite(msg.annotation);
+        return;
       case 'response.completed':
       case 'response.incomplete': {
         const response = (msg.response ?? {}) as { usage?: ResponsesUsage; incomplete_details?: { reason?: string } };
@@ -182,6 +203,12 @@ class ResponsesReader {
     this.emit({ type: kind, text });
   }
 
+  private cite(a: unknown): void {
+    const annotation = (a ?? {}) as { type?: unknown; url?: unknown; title?: unknown };
+    if (annotation.type !== 'url_citation' || typeof annotation.url !== 'string' || this.citations.has(annotation.url)) return;
+    this.citations.set(annotation.url, { url: annotation.url, title: typeof annotation.title === 'string' ? annotation.title : '' });
+  }
+
   private failure(code: string | undefined, message: string | undefined): ProviderError {
     const limited = /rate_limit|overloaded|capacity/.test(code ?? '');
     return new ProviderError(
@@ -209,8 +236,14 @@ class ResponsesReader {
     if (!this.done) throw new ProviderError('provider_unreachable', 'The provider closed the stream before response.completed.');
     const blocks: Block[] = [];
     let calls = 0;
-    for (const [, item] of [...this.items.entries()].sort((a, b) => a[0] - b[0])) {
-      if (item.kind === 'reasoning' && (item.text || item.encrypted))
+    for (const [index, item] of [...this.items.entries()].sort((a, b) => a[0] - b[0])) {
+      const search = this.searches.get(index);
+      if (item.kind === 'web_search_call' && search) {
+        // Shown as a tool card; never sent back (store: false has no server item to refer to).
+        const common = { type: 'provider_item', protocol: 'responsemode', call_id: search.id, raw: search.raw } as const;
+        blocks.push({ ...common, role: 'call', query: search.query });
+        blocks.push({ ...common, role: 'result', results: [], ...(search.failed ? { error: 'failed' } : {}) });
+      } else if (item.kind === 'reasoning' && (item.text || item.encrypted))
         blocks.push({ type: 'thinking', text: item.text, item_id: item.id, ...(item.encrypted ? { encrypted: item.encrypted } : {}) });
       else if (item.kind === 'message' && item.text) blocks.push({ type: 'text', text: item.text });
       else if (item.kind === 'function_call') {
@@ -225,6 +258,7 @@ class ResponsesReader {
         });
       }
     }
-    return { blocks, stopReason: calls > 0 ? 'tool_use' : this.stop, usage: this.usage } as const;
+    const citations = [...this.citations.values()];
+    return { blocks, stopReason: calls > 0 ? 'tool_use' : this.stop, usage: this.usage, ...(citations.length > 0 ? { citations } : {}) };
   }
 }

@@ -3,6 +3,8 @@ import type { FileProblem } from '../data/data-api.js';
 
 /** Profile files (spec 2.3) and their documented defaults. One schema; the type derives from it. */
 export const LANGUAGES = ['zh', 'en', 'system'] as const;
+/** auto: the provider's own search tool where the protocol has one, else the built-in tools. */
+export const WEB_SEARCH_MODES = ['auto', 'native', 'tools'] as const;
 
 const bool = (field: string) => z.boolean({ error: `${field} must be true or false` });
 const positiveInt = (field: string) =>
@@ -84,6 +86,23 @@ export const ProfileSchema = z
         )
         .loose()
         .prefault({}),
+      // DESIGN 14: web search for every session of the profile (a session may override `enabled`).
+      web_search: z
+        .object(
+          {
+            enabled: bool('enabled').default(false),
+            mode: z.enum(WEB_SEARCH_MODES, { error: `mode must be one of ${WEB_SEARCH_MODES.join(', ')}` }).default('auto'),
+            max_uses: z
+              .number({ error: 'max_uses must be an integer between 1 and 20' })
+              .int('max_uses must be an integer between 1 and 20')
+              .min(1, 'max_uses must be between 1 and 20')
+              .max(20, 'max_uses must be between 1 and 20')
+              .default(5),
+          },
+          mapping('web_search'),
+        )
+        .loose()
+        .prefault({}),
     },
     { error: 'a profile must be a mapping' },
   )
@@ -112,6 +131,9 @@ export const PROFILE_KEYS = new Set([
   'cooldown_seconds',
   'tools',
   'max_steps',
+  'web_search',
+  'mode',
+  'max_uses',
 ]);
 
 /** A profile as the API shows it: defaults filled in, model resolved to the effective default. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ResumeMessageSchema } from '../chat/chat-api.js';
 import type { DeviceRole } from '../pairing/pairing-api.js';
 
-export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills';
+export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills' | 'web';
 
 export type ServerMessage =
   | { type: 'hello'; node_id: string; version: string }

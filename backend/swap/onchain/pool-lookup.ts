@@ -8,7 +8,7 @@
 import type { RpcCall } from './json-rpc.js';
 import type { MulticallClient } from './multicall.js';
 import { V2_FACTORY, V3_FACTORY } from './pool-abi.js';
-import type { BlockRef, PoolRef } from './pool-reader.js';
+import type { BlockRef, PoolRef } from './pool-types.js';
 import type { SourceName } from '../swap-api.js';
 import { decodeWords, extsloadCall, poolStateSlot, slot0Key } from './v4-state.js';
 

@@ -4,7 +4,6 @@ import type { MulticallClient } from './multicall.js';
 import { MAX_SHAPE_WORDS, stateRound, unreadTicks, type PoolShape } from './state-round.js';
 import { bitmapPosition, compress } from './v3-math.js';
 import type { V3PoolState } from './v3-quote.js';
-import type { SourceName } from '../swap-api.js';
 import { bitmapKey, decodeWords, extsloadCall, liquidityNetOf, poolStateSlot, tickKey } from './v4-state.js';
 
 /** Bitmap words read on each side of the current tick before a quote asks for more. */
@@ -12,36 +11,8 @@ const WORDS_AROUND = 2;
 /** Blocks whose pool states stay cached: a request may still compute at the previous one. */
 const KEPT_BLOCKS = 4;
 
-export interface PoolRef {
-  source: SourceName;
-  kind: 'v2' | 'v3' | 'v4';
-  /** The pool's address; for V4 its PoolId (32 bytes, lower-case hex). */
-  address: string;
-  /** ERC-20s in the pool's order; for a native V4 pool the wrapped token stands in for native. */
-  token0: string;
-  token1: string;
-  /** V2: fee in bps from settings; V3: fee tier in hundredths of a bip; V4: the key's LP fee in pips. */
-  fee: number;
-  /** V4: the PoolManager and the key as the pool holds it (the zero address is native). */
-  v4?: { manager: string; currency0: string; currency1: string; tickSpacing: number };
-}
-
-export interface V2State {
-  reserve0: bigint;
-  reserve1: bigint;
-  /** The pair's blockTimestampLast: equal to the block's time when it traded in that block. */
-  timestampLast?: number;
-}
-
-export type PoolState = { kind: 'v2'; state: V2State } | { kind: 'v3' | 'v4'; state: V3PoolState };
-
-/** A block to read at: the number as the call tag, the hash as the cache key. */
-export interface BlockRef {
-  tag: string;
-  hash: string;
-  /** The block's time (seconds), when known. */
-  timestamp?: number;
-}
+export type { BlockRef, PoolRef, PoolState, V2State } from './pool-types.js';
+import type { BlockRef, PoolRef, PoolState } from './pool-types.js';
 
 const lower = (a: string) => a.toLowerCase();
 export { sortTokens, type FactoryQuery } from './pool-lookup.js';

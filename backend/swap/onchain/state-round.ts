@@ -6,7 +6,7 @@
  */
 import type { RpcCall } from './json-rpc.js';
 import { V2_PAIR, V3_POOL } from './pool-abi.js';
-import type { PoolRef, PoolState } from './pool-reader.js';
+import type { PoolRef, PoolState } from './pool-types.js';
 import type { V3PoolState } from './v3-quote.js';
 import { bitmapKey, decodeWords, extsloadCall, liquidityKey, liquidityNetOf, slot0Key, tickKey, v4PoolState } from './v4-state.js';
 

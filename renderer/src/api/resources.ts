@@ -7,7 +7,10 @@ import type { WorkspaceEntry } from '../../../backend/workspaces/workspace-api.j
 export type { McpView, SkillDocument, SkillSummary, WorkspaceEntry };
 
 /** The backend's ProfileView, picked key by key (Omit over a loose schema loses the key types). */
-export type ProfileView = Pick<Profile, 'system_prompt' | 'language' | 'timeout_seconds' | 'thinking' | 'cache' | 'compression'> & {
+export type ProfileView = Pick<
+  Profile,
+  'system_prompt' | 'language' | 'timeout_seconds' | 'thinking' | 'cache' | 'compression' | 'web_search'
+> & {
   id: string;
   model: string | null;
   model_is_default: boolean;

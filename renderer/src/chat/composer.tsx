@@ -5,6 +5,7 @@ import { AttachIcon, AttachmentTray } from './attachment-tray';
 import { matching, PromptArgsDialog, PromptMenu, slashQuery, usePrompts } from './mcp-prompts';
 import { AttachedResources, ResourcePicker, type ResourceRef } from './mcp-resources';
 import type { PendingAttachment } from './use-attachments';
+import { GlobeIcon } from '../web/sources-list';
 
 /** Files a paste or a file picker holds (the clipboard also offers the text of a copied file name). */
 export function filesOf(list: FileList | null | undefined): File[] {
@@ -33,6 +34,8 @@ export function Composer(props: {
   /** Up in an empty box: edit the last question (true when there is one). */
   onEditLast?(): boolean;
   autoFocus?: boolean;
+  /** Web search for this conversation (DESIGN 14): the globe toggle. */
+  webSearch?: { on: boolean; onToggle(): void };
 }) {
   const t = useT();
   const id = useId();
@@ -127,6 +130,19 @@ export function Composer(props: {
           >
             <AttachIcon kind="clip" />
           </button>
+          {props.webSearch && (
+            <button
+              type="button"
+              className={`btn btn-ghost composer-attach composer-web ${props.webSearch.on ? 'is-on' : ''}`}
+              aria-label={t('web.toggle')}
+              aria-pressed={props.webSearch.on}
+              title={t(props.webSearch.on ? 'web.toggleOn' : 'web.toggleOff')}
+              disabled={props.disabled}
+              onClick={props.webSearch.onToggle}
+            >
+              <GlobeIcon />
+            </button>
+          )}
           <label htmlFor={id} className="sr-only">
             {t('chat.message')}
           </label>

@@ -77,7 +77,7 @@ export interface ConversationState {
   /** The user message being edited inline (a new branch once sent). */
   editing: string | null;
   /** The session's model and thinking overrides (DESIGN 7); null: the profile decides. */
-  overrides: { model: string | null; thinking: ThinkingOverride | null };
+  overrides: { model: string | null; thinking: ThinkingOverride | null; webSearch: boolean | null };
 }
 
 /**
@@ -119,7 +119,7 @@ export class ConversationStore {
       lastFiles: [],
       highlight: null,
       editing: null,
-      overrides: { model: null, thinking: null },
+      overrides: { model: null, thinking: null, webSearch: null },
     };
   }
 
@@ -188,7 +188,11 @@ export class ConversationStore {
         loadError: undefined,
         messages,
         hasMore: detail.has_more ?? messages.length >= FIRST_PAGE,
-        overrides: { model: detail.model_override ?? null, thinking: detail.thinking_override ?? null },
+        overrides: {
+          model: detail.model_override ?? null,
+          thinking: detail.thinking_override ?? null,
+          webSearch: detail.web_search_override ?? null,
+        },
       };
       const active = detail.active_turn;
       if (active && this.state.live?.turnId !== active.turn_id) {
@@ -387,11 +391,15 @@ export class ConversationStore {
       overrides: {
         model: patch.model !== undefined ? patch.model : before.model,
         thinking: patch.thinking !== undefined ? patch.thinking : before.thinking,
+        webSearch: patch.web_search !== undefined ? patch.web_search : before.webSearch,
       },
     });
     try {
       const s = await this.api.patch<SessionSummary>(chatPath.session(ws, sid), patch);
-      this.set({ overrides: { model: s.model_override, thinking: s.thinking_override }, sendError: undefined });
+      this.set({
+        overrides: { model: s.model_override, thinking: s.thinking_override, webSearch: s.web_search_override ?? null },
+        sendError: undefined,
+      });
     } catch (err) {
       this.set({ overrides: before, sendError: err });
     }

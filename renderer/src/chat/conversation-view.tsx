@@ -216,6 +216,10 @@ export function ConversationView(props: {
             return sent;
           }}
           onEditLast={() => store.editLast()}
+          webSearch={{
+            on: state.overrides.webSearch ?? props.info.webSearch,
+            onToggle: () => void store.setOverrides({ web_search: !(state.overrides.webSearch ?? props.info.webSearch) }),
+          }}
           onStop={() => void store.stop()}
         />
       </div>

@@ -19,7 +19,7 @@ const Row = memo(function Row({ item }: { item: Item }) {
     case 'reply':
       return (
         <article className="msg msg-assistant" data-ids={item.ids.join(' ')} aria-label={t('chat.assistant')} tabIndex={-1}>
-          <ReplyView blocks={item.blocks} usage={item.usage} model={item.model} />
+          <ReplyView blocks={item.blocks} usage={item.usage} model={item.model} citations={item.citations} />
           <ReplyActions first={item.messages[0]} last={item.messages[item.messages.length - 1]} />
         </article>
       );

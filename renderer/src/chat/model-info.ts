@@ -14,6 +14,8 @@ export interface ModelInfo {
   compression: { enabled: boolean; threshold_percent: number };
   /** The profile's thinking switch (a session may override it). */
   thinking: boolean;
+  /** The profile's web search switch (a session may override it, DESIGN 14). */
+  webSearch: boolean;
 }
 
 const DEFAULT_COMPRESSION = { enabled: true, threshold_percent: 80 };
@@ -41,5 +43,6 @@ export function useModelInfo(workspace: WorkspaceEntry | undefined): ModelInfo {
     contextWindow: findModel(list, model)?.context_window ?? null,
     compression: profile.data?.compression ?? DEFAULT_COMPRESSION,
     thinking: profile.data?.thinking?.enabled ?? false,
+    webSearch: profile.data?.web_search?.enabled ?? false,
   };
 }

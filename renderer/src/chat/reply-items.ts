@@ -1,10 +1,20 @@
 import { isCompaction, type Block, type ChatMessage, type CompactionRecord, type StoredMessage, type Usage } from './chat-types';
 import { addUsage } from './live-turn';
+import type { Citation } from '../../../backend/chat/chat-api.js';
 
 /** What the conversation shows: a user message, one reply (assistant + tool messages of a turn), or a compaction note. */
 export type Item =
   | { kind: 'user'; key: string; ids: string[]; message: ChatMessage }
-  | { kind: 'reply'; key: string; ids: string[]; messages: ChatMessage[]; blocks: Block[]; usage?: Usage; model?: string }
+  | {
+      kind: 'reply';
+      key: string;
+      ids: string[];
+      messages: ChatMessage[];
+      blocks: Block[];
+      citations: Citation[];
+      usage?: Usage;
+      model?: string;
+    }
   | { kind: 'compaction'; key: string; ids: string[]; record: CompactionRecord };
 
 /** The text of a message's text blocks. */
@@ -28,6 +38,7 @@ function replyOf(messages: ChatMessage[]): Item {
     ids: messages.map((m) => m.id),
     messages,
     blocks: messages.flatMap((m) => m.blocks),
+    citations: messages.flatMap((m) => m.citations ?? []),
     usage,
     model,
   };

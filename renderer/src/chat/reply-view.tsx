@@ -4,6 +4,8 @@ import { CopyButton } from '../ui/controls';
 import type { Block, Usage } from './chat-types';
 import { resultsById } from './reply-items';
 import { ToolCard } from './tool-card';
+import { SourcesList } from '../web/sources-list';
+import type { Citation } from '../../../backend/chat/chat-api.js';
 
 // The Markdown renderer (and marked) is its own chunk: the plain text shows until it arrives.
 const LazyMarkdown = lazy(() => import('./markdown'));
@@ -51,6 +53,8 @@ export interface ReplyProps {
   blocks: Block[];
   usage?: Usage;
   model?: string;
+  /** The reply's numbered sources (web pages, knowledge passages). */
+  citations?: Citation[];
   /** Live turns: still streaming, and the calls waiting for a decision. */
   live?: boolean;
   waiting?: readonly string[];
@@ -87,6 +91,7 @@ export const ReplyView = memo(function ReplyView(props: ReplyProps) {
           <div className="thinking-text">{thinking}</div>
         </details>
       )}
+      {props.citations && <SourcesList citations={props.citations} />}
       <UsageLine usage={props.usage} model={props.model} />
       {!props.live && parts.some((p) => p.kind === 'text') && (
         <div className="msg-tools">

@@ -15,6 +15,25 @@ function pretty(args: Record<string, unknown>): string {
   }
 }
 
+/** Web tools (built-in or the provider's own) say in one line what they looked for or read. */
+function WebSummary({ call }: { call: Call }) {
+  const t = useT();
+  if (call.server !== 'web') return null;
+  const { query, url } = call.arguments as { query?: unknown; url?: unknown };
+  if (call.tool === 'web_search' && typeof query === 'string' && query)
+    return <p className="tool-web">{t('web.card.search', { query })}</p>;
+  if (call.tool === 'web_fetch' && typeof url === 'string' && /^https?:\/\//i.test(url))
+    return (
+      <p className="tool-web">
+        {t('web.card.fetch', { url: '' })}
+        <a href={url} target="_blank" rel="noopener noreferrer">
+          {url}
+        </a>
+      </p>
+    );
+  return null;
+}
+
 /** One tool call: server, tool, arguments, its result, and Allow / Deny while it waits. */
 export function ToolCard(props: {
   call: Call;
@@ -59,6 +78,7 @@ export function ToolCard(props: {
         </span>
         <Badge tone={status.tone}>{status.label}</Badge>
       </div>
+      <WebSummary call={call} />
       <details className="tool-part" open={waiting || undefined}>
         <summary>{t('chat.toolArgs')}</summary>
         <pre className="tool-pre">{pretty(call.arguments)}</pre>
@@ -78,9 +98,12 @@ export function ToolCard(props: {
           <button type="button" className="btn btn-small" disabled={busy} onClick={() => void decide('deny', false)}>
             {t('chat.deny')}
           </button>
-          <button type="button" className="btn btn-small" disabled={busy} onClick={() => void decide('allow', true)}>
-            {t('chat.alwaysAllow')}
-          </button>
+          {/* Web tools ask or not by one setting (Settings → Web search), not per tool. */}
+          {call.server !== 'web' && (
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => void decide('allow', true)}>
+              {t('chat.alwaysAllow')}
+            </button>
+          )}
         </div>
       )}
       <ErrorBanner error={error} />

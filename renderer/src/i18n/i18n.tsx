@@ -8,6 +8,8 @@ import { enMcp } from './en-mcp';
 import { enMgmt } from './en-mgmt';
 import { enOps } from './en-ops';
 import { enCore } from './en';
+import { enWeb } from './en-web';
+import { zhWeb } from './zh-web';
 import { zhChat } from './zh-chat';
 import { zhDesk } from './zh-desk';
 import { zhConfig } from './zh-config';
@@ -18,7 +20,7 @@ import { zhMgmt } from './zh-mgmt';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp, ...enRemote };
+const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp, ...enRemote, ...enWeb };
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
 /** `auto` follows the system's language; a profile's `language` is the assistant's, never the UI's. */
@@ -35,6 +37,7 @@ const zh: Record<MessageKey, string> = {
   ...zhDesk,
   ...zhMcp,
   ...zhRemote,
+  ...zhWeb,
 };
 const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 

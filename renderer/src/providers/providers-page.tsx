@@ -3,6 +3,7 @@ import { useApi, useResource } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Badge, Card, ConfirmDialog, EmptyState, ErrorBanner, Notice, PageHeader, ListTable, RowButton } from '../ui/controls';
 import { DefaultsCard } from './defaults-card';
+import { WebSettingsCard } from '../web/web-settings';
 import { ProviderEditor } from './provider-editor';
 import { ProviderTest } from './provider-test';
 import { draftFrom, TYPE_LABELS, type MaskedProvider, type ProvidersResponse } from './provider-types';
@@ -94,6 +95,7 @@ export function ProvidersPage() {
           ))}
         </ListTable>
       </Card>
+      <WebSettingsCard />
       {editing && (
         <ProviderEditor
           existing={editing === 'new' ? undefined : editing}

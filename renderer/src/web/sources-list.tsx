@@ -1,0 +1,61 @@
+import { useT } from '../i18n/i18n';
+import type { Citation } from '../../../backend/chat/chat-api.js';
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The numbered sources under a reply (DESIGN 13/14), one list for every kind: web pages open in
+ * a new tab; knowledge passages show their source name and place.
+ */
+export function SourcesList({ citations }: { citations: Citation[] }) {
+  const t = useT();
+  if (citations.length === 0) return null;
+  const sorted = [...citations].sort((a, b) => a.n - b.n);
+  return (
+    <section className="sources" aria-label={t('web.sources')}>
+      <h4 className="sources-title">{t('web.sources')}</h4>
+      <ol className="sources-list">
+        {sorted.map((c) => (
+          <li key={`${c.kind}-${c.n}`} value={c.n}>
+            {c.kind === 'web' ? (
+              <a href={c.url} target="_blank" rel="noopener noreferrer" title={c.url}>
+                {c.title || c.url}
+                <span className="sources-host"> · {hostOf(c.url)}</span>
+              </a>
+            ) : (
+              <span title={t('web.source.knowledge')}>
+                {c.name}
+                {c.location ? <span className="sources-host"> · {c.location}</span> : null}
+              </span>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** A 24×24 stroke globe, drawn like the other composer icons. */
+export function GlobeIcon() {
+  return (
+    <svg
+      className="att-icon"
+      viewBox="0 0 24 24"
+      aria-hidden="true"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.8"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
+      <circle cx="12" cy="12" r="9" />
+      <path d="M3 12h18M12 3a14 14 0 0 1 0 18M12 3a14 14 0 0 0 0 18" />
+    </svg>
+  );
+}
