@@ -28,6 +28,12 @@ export const ROUTE_ROLES: RoutePolicy = {
   'PUT /api/config/defaults': 'owner',
   // Sends the stored key to the provider and may import models into config.yaml.
   'POST /api/config/providers/:id/test': 'owner',
+  // Web search settings: members read them (keys masked); the providers, keys, approval and
+  // web_fetch.allow_hosts (which private hosts a page read may reach) are the owner's, and Test
+  // spends the stored keys.
+  'GET /api/config/web': 'member',
+  'PUT /api/config/web': 'owner',
+  'POST /api/config/web/test': 'owner',
   'GET /api/models': 'member',
   'GET /api/profiles': 'member',
   'GET /api/profiles/:id': 'member',
