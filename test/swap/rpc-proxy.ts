@@ -27,6 +27,8 @@ export class RpcProxy {
   url = '';
   /** HTTP requests received (each one a round trip for the client). */
   requests = 0;
+  /** HTTP requests answered: equal to `requests` when none is in flight. */
+  answered = 0;
   refusedBatches = 0;
   rateLimited = 0;
   /** eth_call / eth_getLogs etc. received, by method. */
@@ -43,10 +45,12 @@ export class RpcProxy {
       const chunks: Buffer[] = [];
       req.on('data', (d: Buffer) => chunks.push(d));
       req.on('end', () => {
-        this.handle(Buffer.concat(chunks).toString(), res).catch((err) => {
-          res.writeHead(502, { 'content-type': 'text/plain' });
-          res.end(String(err));
-        });
+        this.handle(Buffer.concat(chunks).toString(), res)
+          .catch((err) => {
+            res.writeHead(502, { 'content-type': 'text/plain' });
+            res.end(String(err));
+          })
+          .finally(() => this.answered++);
       });
     });
   }
