@@ -34,7 +34,11 @@ export function MemberNote({ area }: { area: OwnerArea }) {
   const t = useT();
   return (
     <p className="banner banner-info member-note" role="note">
-      {t('role.memberNote', { what: t(AREA_KEYS[area]) })}
+      {t('role.memberNote', { what: t(AREA_KEYS[area]) })}{' '}
+      {/* Which devices are owners is on the Connection page. The link is also the page's one
+          keyboard stop when every control is disabled, so a long read-only page still scrolls
+          from the keyboard (axe: scrollable-region-focusable). */}
+      <a href="#/connection">{t('role.seeOwners')}</a>
     </p>
   );
 }

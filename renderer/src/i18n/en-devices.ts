@@ -44,6 +44,7 @@ export const enDevices = {
     'A member chats and uses workspaces and tools; only an owner changes settings, tool servers, backups and devices.',
   'devices.revokeCascade': 'These devices it invited lose access too: {names}.',
   'role.memberNote': 'This device is a member: only an owner device can {what}.',
+  'role.seeOwners': 'See the devices and their roles',
   'role.readOnly': 'Read only',
   'role.area.providers': 'change providers and the default model',
   'role.area.profiles': 'change profiles',

@@ -42,6 +42,7 @@ export const zhDevices: Record<keyof typeof enDevices, string> = {
   'devices.inviteRoleHint': '成员可以聊天、使用工作区和工具；只有所有者可以更改设置、工具服务器、备份和设备。',
   'devices.revokeCascade': '它邀请的这些设备也会失去访问权限：{names}。',
   'role.memberNote': '此设备是成员：只有所有者设备可以{what}。',
+  'role.seeOwners': '查看设备及其角色',
   'role.readOnly': '只读',
   'role.area.providers': '更改服务商和默认模型',
   'role.area.profiles': '更改配置档案',
