@@ -2,7 +2,22 @@ import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { Marked, type Token } from 'marked';
-import { blockMath, inlineMath } from '../../renderer/src/chat/markdown-math.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+// The renderer's own source, compiled here: tsc's copy under dist/renderer/src/ is wiped when
+// `npm run build` builds the renderer into dist/renderer after it (the module imports only types).
+const SOURCE = fileURLToPath(new URL('../../../renderer/src/chat/markdown-math.ts', import.meta.url));
+const compiled = path.join(mkdtempSync(path.join(os.tmpdir(), 'svc-math-')), 'markdown-math.mjs');
+writeFileSync(
+  compiled,
+  ts.transpileModule(readFileSync(SOURCE, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } })
+    .outputText,
+);
+const { blockMath, inlineMath } = (await import(pathToFileURL(compiled).href)) as typeof import('../../renderer/src/chat/markdown-math.js');
 
 const marked = new Marked({ gfm: true, breaks: false, extensions: [blockMath, inlineMath] });
 
