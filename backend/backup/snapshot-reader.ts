@@ -205,9 +205,8 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
       gunzip.on('error', fail);
       cap.on('error', fail);
       parser.on('error', fail);
-      // Done only when the tar parser has ended AND gunzip has ended: gunzip's end comes after the
-      // gzip trailer's CRC and length were checked, and the parser may end first (a damaged byte
-      // that only the CRC catches was accepted when the parser's end won the race).
+      // Done only when the tar parser has ended AND gunzip has ended: gunzip's end comes after every
+      // member's CRC and length were checked, so acceptance never rests on the order of the two ends.
       let ends = 0;
       const ended = () => ++ends === 2 && resolve();
       parser.on('end', ended);
