@@ -101,15 +101,24 @@ describe('web search in Chromium: settings, the globe toggle, tool cards and sou
     await conversation.getByText('Send a message to start.').waitFor();
     const globe = page.getByRole('button', { name: 'Web search' });
     assert.equal(await globe.getAttribute('aria-pressed'), 'false');
+    // The toggle is saved on its way to a slow backend while the message is already sent: the turn
+    // must still run with search on (the send waits for the saved toggle).
+    const isPatch = (method: string, url: string) => method === 'PATCH' && /\/api\/workspaces\/[^/]+\/sessions\/[^/]+$/.test(url);
+    await page.route('**/api/workspaces/*/sessions/*', async (route) => {
+      if (isPatch(route.request().method(), route.request().url())) await new Promise((r) => setTimeout(r, 600));
+      await route.continue();
+    });
+    const patched = page.waitForResponse((r) => isPatch(r.request().method(), r.url()));
     await globe.click();
     await page.waitForSelector('button[aria-label="Web search"][aria-pressed="true"]');
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('search it');
+    await box.press('Enter');
+    assert.equal((await patched).status(), 200);
     const ws = (await call('GET', '/api/workspaces')) as { workspaces?: { id: string }[] } | { id: string }[];
     const wid = (Array.isArray(ws) ? ws : (ws.workspaces ?? []))[0]!.id;
     const sessions = await call('GET', `/api/workspaces/${wid}/sessions`);
     assert.equal(sessions.sessions[0].web_search_override, true);
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('search it');
-    await box.press('Enter');
     await conversation.getByText('Rust news is in [1] and [2].').waitFor({ timeout: LONG });
     await conversation.getByText('Searched the web for “rust news”').waitFor();
     const sources = conversation.getByRole('region', { name: 'Sources' }).last();

@@ -96,6 +96,8 @@ export class ConversationStore {
   private offState: () => void = () => undefined;
   private checker: ReturnType<typeof setInterval> | undefined;
   private socketOpen = false;
+  /** The last override change on its way to the backend: a send waits for it, so the turn runs with what the user chose. */
+  private overridesSaved: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly api: ApiClient,
@@ -263,6 +265,7 @@ export class ConversationStore {
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
+      await this.overridesSaved;
       const body: SendMessageRequest = {
         content,
         ...(parentId === undefined ? {} : { parent_id: parentId }),
@@ -321,6 +324,7 @@ export class ConversationStore {
     const { ws, sid } = this.paths;
     this.set({ sendError: undefined, failure: null, cutShort: null });
     try {
+      await this.overridesSaved;
       const res = await this.api.post<RegenerateResponse>(chatPath.regenerate(ws, sid, replyId), model ? { model } : {});
       const messages = upTo(this.state.messages, res.user_message_id);
       const live = this.state.live?.turnId === res.turn_id ? this.state.live : { ...newLiveTurn(res.turn_id) };
@@ -383,9 +387,11 @@ export class ConversationStore {
     return true;
   }
 
-  /** Shown at once (the picker follows the click), confirmed or undone by the backend's answer. */
-  async setOverrides(patch: SessionPatch): Promise<void> {
-    const { ws, sid } = this.paths;
+  /**
+   * Shown at once (the picker follows the click), confirmed or undone by the backend's answer. Changes
+   * reach the backend one after another, and a send made meanwhile waits for them.
+   */
+  setOverrides(patch: SessionPatch): Promise<void> {
     const before = this.state.overrides;
     this.set({
       overrides: {
@@ -394,12 +400,22 @@ export class ConversationStore {
         webSearch: patch.web_search !== undefined ? patch.web_search : before.webSearch,
       },
     });
+    const saved = this.overridesSaved.then(() => this.saveOverrides(patch, before, saved));
+    this.overridesSaved = saved;
+    return saved;
+  }
+
+  private async saveOverrides(patch: SessionPatch, before: ConversationState['overrides'], self: Promise<void>): Promise<void> {
+    const { ws, sid } = this.paths;
     try {
       const s = await this.api.patch<SessionSummary>(chatPath.session(ws, sid), patch);
-      this.set({
-        overrides: { model: s.model_override, thinking: s.thinking_override, webSearch: s.web_search_override ?? null },
-        sendError: undefined,
-      });
+      // A later change already shows its own choice: its answer settles the state.
+      if (this.overridesSaved === self) {
+        this.set({
+          overrides: { model: s.model_override, thinking: s.thinking_override, webSearch: s.web_search_override ?? null },
+          sendError: undefined,
+        });
+      }
     } catch (err) {
       this.set({ overrides: before, sendError: err });
     }
