@@ -11,7 +11,7 @@ export const BACKEND_LAYERS = [
   { name: 'stores', areas: ['config', 'profiles', 'workspaces', 'pairing', 'selfhost', 'swap', 'attachments'] },
   { name: 'protocols', areas: ['llm', 'auth', 'tokens'] },
   { name: 'tool contract', areas: ['tools'] },
-  { name: 'tool sources', areas: ['mcp', 'skills', 'web'] },
+  { name: 'tool sources', areas: ['mcp', 'skills', 'web', 'knowledge'] },
   { name: 'chat loop', areas: ['chat'] },
   { name: 'routes', areas: ['ws', 'api'] },
   { name: 'command line', areas: ['cli'] },

@@ -11,6 +11,8 @@ export interface ModelInfo {
   provider: string;
   provider_name: string;
   name: string;
+  /** DESIGN 13: `chat` models go in chat pickers; `embedding` and `rerank` models serve knowledge bases. */
+  kind: 'chat' | 'embedding' | 'rerank';
   context_window: number;
   max_output_tokens?: number;
   supports_thinking: boolean;

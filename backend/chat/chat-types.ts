@@ -1,4 +1,5 @@
 import type { Block, FailureCode, Usage } from '../llm/llm-types.js';
+import type { ChunkLocation } from '../knowledge/knowledge-api.js';
 
 /** A file on a message, stored by reference: the bytes are in the session's attachments (DESIGN 8). */
 export interface AttachmentBlock {
@@ -41,7 +42,7 @@ export interface StoredMessage {
  */
 export type Citation =
   | { n: number; kind: 'web'; url: string; title: string }
-  | { n: number; kind: 'knowledge'; kb_id: string; source_id: string; chunk_id: string; name: string; location?: string };
+  | { n: number; kind: 'knowledge'; kb_id: string; source_id: string; chunk_id: string; name: string; location?: ChunkLocation };
 
 export interface CompactionRecord {
   id: string;

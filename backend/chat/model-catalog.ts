@@ -11,6 +11,7 @@ export async function listModels(config: ConfigStore): Promise<ModelInfo[]> {
       provider: p.id,
       provider_name: p.name,
       name: m.name ?? m.id,
+      kind: m.kind,
       context_window: m.context_window ?? DEFAULT_CONTEXT_WINDOW,
       ...(m.max_output_tokens ? { max_output_tokens: m.max_output_tokens } : {}),
       supports_thinking: m.supports_thinking,
@@ -21,13 +22,23 @@ export async function listModels(config: ConfigStore): Promise<ModelInfo[]> {
   );
 }
 
-/** A model a user picks must be listed and enabled: else 400 validation_failed naming `field`. */
-export async function requireModel(config: ConfigStore, ref: string, field = 'model'): Promise<ModelInfo> {
+/**
+ * A model a user picks must be listed, enabled and of the `kind` the field wants (chat, unless a
+ * knowledge base asks for an embedding or rerank model): else 400 validation_failed naming `field`.
+ */
+export async function requireModel(
+  config: ConfigStore,
+  ref: string,
+  field = 'model',
+  kind: ModelInfo['kind'] = 'chat',
+): Promise<ModelInfo> {
   const found = (await listModels(config)).find((m) => m.id === ref);
   if (!found)
     throw new ApiError('validation_failed', `${field} must name a configured model <providerId>:<modelId> (no ${ref.slice(0, 120)}).`, {
       field,
     });
   if (!found.enabled) throw new ApiError('validation_failed', `${field} names ${ref}, whose provider is disabled.`, { field });
+  if (found.kind !== kind)
+    throw new ApiError('validation_failed', `${field} must name a ${kind} model; ${ref} is marked as a ${found.kind} model.`, { field });
   return found;
 }

@@ -10,9 +10,14 @@ const positiveInt = (field: string) =>
     .int(`${field} must be a positive integer`)
     .positive(`${field} must be a positive integer`);
 
+/** What a model entry is for (DESIGN 13): only `chat` models appear in chat pickers. */
+export const MODEL_KINDS = ['chat', 'embedding', 'rerank'] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
+
 export const ModelSchema = z
   .object({
     id: z.string({ error: 'id must be a string' }).trim().min(1, 'id must not be empty'),
+    kind: z.enum(MODEL_KINDS, { error: `kind must be one of ${MODEL_KINDS.join(', ')}` }).default('chat'),
     name: z.string({ error: 'name must be a string' }).optional(),
     context_window: positiveInt('context_window').optional(),
     max_output_tokens: positiveInt('max_output_tokens').optional(),
@@ -110,6 +115,7 @@ export const PROVIDER_KEYS = new Set([
   'base_url',
   'enabled',
   'models',
+  'kind',
   'context_window',
   'max_output_tokens',
   'supports_thinking',

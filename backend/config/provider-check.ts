@@ -1,5 +1,5 @@
 import { isSendableKey } from './env-overrides.js';
-import type { ModelEntry, ProviderCheckError, ProviderCheckResult, ProviderEntry } from './config-api.js';
+import type { ModelEntry, ModelKind, ProviderCheckError, ProviderCheckResult, ProviderEntry } from './config-api.js';
 
 /** The version header the Claude messages API requires on every request. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -81,6 +81,7 @@ export function modelsFrom(body: unknown): ModelEntry[] | null {
       const name = typeof m.display_name === 'string' ? m.display_name : typeof m.name === 'string' ? m.name : m.id;
       return {
         id: m.id,
+        kind: kindOf(m),
         name,
         ...(context ? { context_window: context } : {}),
         ...(output ? { max_output_tokens: output } : {}),
@@ -89,6 +90,19 @@ export function modelsFrom(body: unknown): ModelEntry[] | null {
         supports_vision: readsImages(m, caps),
       };
     });
+}
+
+/**
+ * Embedding and rerank models sit in the same /models list as chat models; some servers say which
+ * is which (`type`, `task`, vLLM's `pooling`), the others only in the id (`text-embedding-3-small`,
+ * `bge-m3`, `jina-reranker-v2`). The user can correct a guess in the provider editor.
+ */
+function kindOf(m: Record<string, unknown>): ModelKind {
+  const said = [m.type, m.task, m.object_type, m.model_type].filter((v): v is string => typeof v === 'string').join(' ');
+  const text = `${said} ${m.id as string}`.toLowerCase();
+  if (/rerank/.test(text)) return 'rerank';
+  if (/embed|\bbge-|\be5-|\bgte-|minilm|nomic-embed|\bretriev/.test(text)) return 'embedding';
+  return 'chat';
 }
 
 /** Reaches the provider with its own protocol and reports what happened; never throws. */

@@ -400,7 +400,7 @@ export class ConversationStore {
         webSearch: patch.web_search !== undefined ? patch.web_search : before.webSearch,
       },
     });
-    const saved = this.overridesSaved.then(() => this.saveOverrides(patch, before, saved));
+    const saved: Promise<void> = this.overridesSaved.then(() => this.saveOverrides(patch, before, saved));
     this.overridesSaved = saved;
     return saved;
   }

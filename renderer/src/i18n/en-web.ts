@@ -5,6 +5,7 @@ export const enWeb = {
   'web.toggleOff': 'Web search is off for this conversation (click to turn it on)',
   'web.sources': 'Sources',
   'web.source.knowledge': 'Knowledge base passage',
+  'web.source.page': 'p. {n}',
   'web.card.search': 'Searched the web for “{query}”',
   'web.card.fetch': 'Read {url}',
   'web.title': 'Web search',

@@ -6,6 +6,7 @@ export const zhWeb: Record<keyof typeof enWeb, string> = {
   'web.toggleOff': '本对话未开启联网搜索（点击开启）',
   'web.sources': '来源',
   'web.source.knowledge': '知识库段落',
+  'web.source.page': '第 {n} 页',
   'web.card.search': '联网搜索“{query}”',
   'web.card.fetch': '读取 {url}',
   'web.title': '联网搜索',

@@ -1,5 +1,6 @@
 import { useT } from '../i18n/i18n';
 import type { Citation } from '../../../backend/chat/chat-api.js';
+import type { ChunkLocation } from '../../../backend/knowledge/knowledge-api.js';
 
 function hostOf(url: string): string {
   try {
@@ -9,12 +10,25 @@ function hostOf(url: string): string {
   }
 }
 
+/** Where a passage sits, short: "guide.md · Setup › Keys", "p. 3", "lines 10-24". */
+export function locationLabel(loc: ChunkLocation, page: (n: number) => string): string {
+  const where = loc.page
+    ? page(loc.page)
+    : loc.heading?.length
+      ? loc.heading.join(' › ')
+      : loc.line_start
+        ? `${loc.line_start}–${loc.line_end ?? loc.line_start}`
+        : '';
+  return [loc.file, where].filter(Boolean).join(' · ');
+}
+
 /**
  * The numbered sources under a reply (DESIGN 13/14), one list for every kind: web pages open in
  * a new tab; knowledge passages show their source name and place.
  */
 export function SourcesList({ citations }: { citations: Citation[] }) {
   const t = useT();
+  const pageOf = (n: number) => t('web.source.page', { n });
   if (citations.length === 0) return null;
   const sorted = [...citations].sort((a, b) => a.n - b.n);
   return (
@@ -31,7 +45,9 @@ export function SourcesList({ citations }: { citations: Citation[] }) {
             ) : (
               <span title={t('web.source.knowledge')}>
                 {c.name}
-                {c.location ? <span className="sources-host"> · {c.location}</span> : null}
+                {c.location && locationLabel(c.location, pageOf) ? (
+                  <span className="sources-host"> · {locationLabel(c.location, pageOf)}</span>
+                ) : null}
               </span>
             )}
           </li>
