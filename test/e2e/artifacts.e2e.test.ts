@@ -189,7 +189,7 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     await page.frameLocator('iframe.preview-frame').last().getByText('whole document').waitFor({ timeout: LONG });
   });
 
-  it('Mermaid loads on first use, draws inside the frame, and a broken diagram shows its error and code', async () => {
+  it('Mermaid loads on first use, draws in a sandboxed frame, parses its library once, and a broken diagram shows its error and code', async () => {
     assert.ok(!requested.some((p) => /mermaid/.test(p)), 'Mermaid is not part of the first load');
     const reply = await send('diagram please');
     await reply.getByRole('button', { name: 'Preview' }).click();
@@ -203,6 +203,11 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     await broken.getByRole('alert').filter({ hasText: 'The diagram could not be drawn' }).waitFor({ timeout: LONG });
     await broken.locator('code', { hasText: 'A --> --> B' }).waitFor();
     await screenshot(page, 'artifact-mermaid-error-1280');
+    // Both diagrams went through one hidden diagram host: the library is fetched and parsed once.
+    assert.equal(requested.filter((p) => /\/assets\/mermaid[\w.-]*\.js$/.test(p)).length, 1, 'the library is fetched once');
+    const host = page.locator('iframe[data-diagram-host]');
+    assert.equal(await host.count(), 1, 'one diagram host frame');
+    assert.equal(await host.getAttribute('sandbox'), 'allow-scripts', 'the host is as powerless as a preview');
   });
 
   it('opens full size in a dialog that passes axe', async () => {
