@@ -76,12 +76,17 @@ class DiagramHost {
       this.pending.delete(m.id);
       if ('svg' in m) p?.resolve(m.svg);
       else p?.reject(new Error(m.error));
-      if (this.pending.size === 0 && this.timer) (clearInterval(this.timer), (this.timer = null));
+      if (this.pending.size === 0) this.stopHeartbeat();
     }
   };
 
-  remove(reason: Error): void {
+  private stopHeartbeat(): void {
     if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  remove(reason: Error): void {
+    this.stopHeartbeat();
     window.removeEventListener('message', this.onMessage);
     this.frame.remove();
     for (const p of this.pending.values()) p.reject(reason);
