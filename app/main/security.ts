@@ -1,4 +1,5 @@
 import { app, dialog, session, shell, type BrowserWindow, type WebContents } from 'electron';
+import { hardenPreviewContents, isPreviewContents } from './preview-window.js';
 import { externalLinkDecision, isPermissionAllowed, isRendererUrl } from './security-policy.js';
 
 async function openExternal(url: string, owner: () => BrowserWindow | undefined): Promise<void> {
@@ -34,6 +35,8 @@ export function hardenWebContents(owner: () => BrowserWindow | undefined, remote
     isPermissionAllowed(permission, requestingOrigin, remoteInUse()),
   );
   app.on('web-contents-created', (_event, contents: WebContents) => {
+    // A full-size artifact preview gets stricter rules: it never opens a link outside either.
+    if (isPreviewContents(contents)) return hardenPreviewContents(contents);
     contents.on('will-navigate', (event, url) => {
       if (isRendererUrl(url)) return;
       event.preventDefault();
