@@ -16,13 +16,20 @@ import { RENDERER_SCHEME } from './renderer-files.js';
 // "Open full size" in the desktop app: the artifact in a window of its own, with the in-chat
 // frame's page, policy and sandbox. The rules are in preview-window-policy.ts (tested under Node).
 
-/** True for the web contents of a preview window: the app-wide rules (security.ts) leave them to hardenPreviewContents. */
+const hardened = new WeakSet<WebContents>();
+
+/**
+ * True for the web contents of a preview window: the app-wide rules (security.ts) leave them to
+ * hardenPreviewContents. Known by their session at creation, and by the window that opened them.
+ */
 export function isPreviewContents(contents: WebContents): boolean {
-  return contents.session === session.fromPartition(PREVIEW_PARTITION);
+  return hardened.has(contents) || contents.session === session.fromPartition(PREVIEW_PARTITION);
 }
 
 /** Applied as the contents are created, before anything loads: nothing leaves, nothing opens. */
 export function hardenPreviewContents(contents: WebContents): void {
+  if (hardened.has(contents)) return;
+  hardened.add(contents);
   contents.on('will-navigate', (event) => event.preventDefault());
   contents.on('will-frame-navigate', (event) => {
     if (!previewNavigationAllowed(event.url, event.isMainFrame)) event.preventDefault();
@@ -35,6 +42,7 @@ export function hardenPreviewContents(contents: WebContents): void {
 function openPreviewWindow(input: PreviewOpen): void {
   const window = new BrowserWindow(previewWindowOptions(input.title));
   const contents = window.webContents;
+  hardenPreviewContents(contents);
   // The artifact's own <title> must not rename the window (it could pose as the app).
   window.on('page-title-updated', (event) => event.preventDefault());
   // An endless loop: the window is closed rather than left hanging.

@@ -40,13 +40,14 @@ export function hardenWebContents(owner: () => BrowserWindow | undefined, remote
     contents.on('will-navigate', (event, url) => {
       if (isRendererUrl(url)) return;
       event.preventDefault();
-      void openExternal(url, owner);
+      // Checked again here: a preview window never opens a link outside (preview-window.ts).
+      if (!isPreviewContents(contents)) void openExternal(url, owner);
     });
     contents.on('will-redirect', (event, url) => {
       if (!isRendererUrl(url)) event.preventDefault();
     });
     contents.setWindowOpenHandler(({ url }) => {
-      void openExternal(url, owner);
+      if (!isPreviewContents(contents)) void openExternal(url, owner);
       return { action: 'deny' };
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());
