@@ -100,7 +100,7 @@ export async function readLegacyManifest(file: string): Promise<LegacyPlan> {
   try {
     old = LegacyManifest.parse(JSON.parse(manifestBytes.toString('utf8')));
   } catch (err) {
-    throw new Error(`its manifest.json (format 1) is invalid: ${(err as Error).message.slice(0, 300)}`);
+    throw new Error(`its manifest.json (format 1) is invalid: ${(err as Error).message.slice(0, 300)}`, { cause: err });
   }
   // The node it was taken on, from its own pairing file (checked against the manifest's checksum).
   let nodeId: string | null = null;

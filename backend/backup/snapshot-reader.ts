@@ -137,7 +137,7 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
     try {
       legacy = await readLegacyManifest(file);
     } catch (err) {
-      throw new SnapshotInvalidError(`the snapshot is not a valid backup: ${(err as Error).message}`);
+      throw new SnapshotInvalidError(`the snapshot is not a valid backup: ${(err as Error).message}`, { cause: err });
     }
   }
   await fs.mkdir(staging, { recursive: false, mode: 0o700 });
