@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
-import { Marked, type Token, type TokenizerExtension } from 'marked';
+import { Marked, type Token } from 'marked';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,42 +30,15 @@ function mathTokens(tokens: Token[]): { text: string; display: boolean }[] {
 }
 
 /**
- * Lexes `src` with the event-loop delay measured: the longest single hold in ms (the lexer is
- * synchronous, so its own duration is the hold too: the larger of the two is kept; under node:test
- * the histogram alone missed a 10 s hold). `inMathMs` is the part spent in the math extensions
- * (their `start` and tokenizers): marked's own work on a 1 MB reply is linear but itself takes
- * about a second on a loaded machine, so the bound is put on what this module adds.
+ * CPU time this process spends lexing `src` with the math extensions: what the work costs, which a
+ * busy machine does not inflate the way it inflates wall time (the lexer is synchronous).
  */
-async function lexTimed(src: string): Promise<{ tokens: Token[]; heldMs: number; inMathMs: number }> {
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  await new Promise((r) => setImmediate(r));
-  inMathMs = 0;
-  const t0 = performance.now();
-  const tokens = timedMarked.lexer(src);
-  const wall = performance.now() - t0;
-  // A timer must fire after the work for the histogram to record how late it was.
-  await new Promise((r) => setTimeout(r, 30));
-  delay.disable();
-  return { tokens, heldMs: Math.max(wall, delay.max / 1e6), inMathMs };
+function lexCpuMs(src: string): { tokens: Token[]; cpuMs: number } {
+  const before = process.cpuUsage();
+  const tokens = marked.lexer(src);
+  const used = process.cpuUsage(before);
+  return { tokens, cpuMs: (used.user + used.system) / 1000 };
 }
-
-let inMathMs = 0;
-function timed<T, A extends unknown[], R>(fn: (this: T, ...args: A) => R): (this: T, ...args: A) => R {
-  return function (this: T, ...args: A): R {
-    const t0 = performance.now();
-    try {
-      return fn.apply(this, args);
-    } finally {
-      inMathMs += performance.now() - t0;
-    }
-  };
-}
-const timedMarked = new Marked({
-  gfm: true,
-  breaks: false,
-  extensions: [blockMath, inlineMath].map((x) => ({ ...x, start: timed(x.start!), tokenizer: timed(x.tokenizer) }) as TokenizerExtension),
-});
 
 describe("the renderer's math in Markdown is linear in the reply", () => {
   it('keeps its meaning: $$ blocks, inline display, inline, prices', () => {
@@ -87,27 +59,31 @@ describe("the renderer's math in Markdown is linear in the reply", () => {
     );
   });
 
-  it('hostile replies (40,000 blanks after an unclosed $$, 1 MB replies) spend little time in the math extensions', async () => {
-    const blanks = ' '.repeat(40_000);
-    const hostile = [
-      `$$${blanks}x`,
-      `$$\n${blanks}\n${blanks}x`,
-      `$$ a ${blanks}$$ b\n`.repeat(20),
-      `text $$${blanks}`,
-      `${'paragraph $x$ and $$y$$ here.\n\n'.repeat(30_000)}`,
-      // One 1 MB paragraph of short tokens: marked asks where the next "$" is after every text
-      // token, and searching the rest of the paragraph each time held the event loop 5-10 s.
-      'a* '.repeat(350_000),
-      `${'a < b '.repeat(170_000)}$`,
-      'x\\. '.repeat(250_000),
+  it('hostile replies cost work proportional to their size: eight times the reply, about eight times the work', () => {
+    // Each builds a reply `k` times the base size (the base is 40-130 KB, so eight times is up to 1 MB).
+    const hostile: [string, (k: number) => string][] = [
+      ['blanks after an unclosed $$', (k) => `$$${' '.repeat(40_000 * k)}x`],
+      ['blank lines inside an unclosed $$', (k) => `$$\n${' '.repeat(20_000 * k)}\n${' '.repeat(20_000 * k)}x`],
+      ['$$ pairs over blanks', (k) => `$$ a ${' '.repeat(2_000)}$$ b\n`.repeat(20 * k)],
+      ['one-line $$ blocks with no blank line between', (k) => '$$ x_1 $$\n'.repeat(8_000 * k)],
+      ['text, then $$ and blanks', (k) => `text $$${' '.repeat(40_000 * k)}`],
+      ['paragraphs of formulas', (k) => 'paragraph $x$ and $$y$$ here.\n\n'.repeat(4_000 * k)],
+      // One paragraph of short tokens: marked asks where the next "$" is after every text token, and
+      // searching the rest of the paragraph each time held the event loop 5-10 s at 1 MB.
+      ['one paragraph of short tokens', (k) => 'a* '.repeat(44_000 * k)],
+      ['comparisons, then one $', (k) => `${'a < b '.repeat(21_000 * k)}$`],
+      ['escaped dots', (k) => 'x\\. '.repeat(31_000 * k)],
     ];
-    for (const src of hostile) {
-      const { tokens, inMathMs, heldMs } = await lexTimed(src);
-      assert.ok(tokens.length > 0);
-      // Quadratic patterns took seconds; the bound is generous for a loaded machine.
+    for (const [name, reply] of hostile) {
+      lexCpuMs(reply(1)); // warms the code up
+      const small = lexCpuMs(reply(1));
+      const big = lexCpuMs(reply(8));
+      assert.ok(small.tokens.length > 0 && big.tokens.length > 0);
+      // Linear work is about 8x; the quadratic patterns cost 60x and more. Generous for GC and JIT noise.
+      const ratio = big.cpuMs / Math.max(small.cpuMs, 2);
       assert.ok(
-        inMathMs < 1000,
-        `${src.slice(0, 12).trim()}…: ${inMathMs.toFixed(0)} ms of ${heldMs.toFixed(0)} ms in the math extensions`,
+        ratio < 24,
+        `${name}: 8x the reply cost ${ratio.toFixed(1)}x (${small.cpuMs.toFixed(0)} ms, then ${big.cpuMs.toFixed(0)} ms)`,
       );
     }
   });

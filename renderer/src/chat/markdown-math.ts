@@ -14,21 +14,73 @@ export interface MathToken extends Tokens.Generic {
 const INLINE_DISPLAY = /^\$\$(?!\$)((?:\\[\s\S]|[^\\$])+?)\$\$/;
 const INLINE = /^\$(?![\s$])((?:\\[\s\S]|[^\\$\n])*?[^\s\\])\$(?!\d)|^\$([^\s$\\])\$(?!\d)/;
 
+/** A `$$` that closes a block: followed only by blanks to the end of its line (or of the text). */
+function closesAt(src: string, at: number): number | undefined {
+  let end = at + 2;
+  while (src[end] === ' ' || src[end] === '\t') end++;
+  return end >= src.length || src[end] === '\n' ? end : undefined;
+}
+
+/**
+ * The first closing `$$` after the opening one, remembered per lexer run. marked tries the block
+ * tokenizer at the start of every line that begins with `$$`, each time with the rest of the same
+ * text: searching that rest to its end each time was quadratic (a reply of many `$$ … $$ b` lines).
+ * A closing is a closing from any start before it, so the first one found from an earlier start is
+ * the first one from a later start too, as long as it still lies ahead; and none found from an
+ * earlier start means none from a later one. The rest is recognised by its length and its tail.
+ */
+interface Closing {
+  length: number;
+  tail: string;
+  /** Distance of the closing `$$` from the end of the text; -1: none. */
+  fromEnd: number;
+}
+const closings = new WeakMap<object, Closing>();
+
+function firstClosing(src: string, run: object | undefined): number {
+  const tail = src.slice(-64);
+  const known = run ? closings.get(run) : undefined;
+  const from = 2;
+  let until = src.length;
+  if (known && known.tail === tail) {
+    // From an earlier start: only the part before the known start can hold an earlier closing.
+    if (src.length > known.length) until = src.length - known.length + 2;
+    else {
+      if (known.fromEnd === -1) return -1;
+      const at = src.length - known.fromEnd;
+      if (at >= 2) return at;
+    }
+  }
+  let found = -1;
+  for (let at = src.indexOf('$$', from); at !== -1 && at < until; at = src.indexOf('$$', at + 1)) {
+    if (closesAt(src, at) !== undefined) {
+      found = at;
+      break;
+    }
+  }
+  if (found === -1 && until < src.length && known) found = known.fromEnd === -1 ? -1 : src.length - known.fromEnd;
+  if (run) closings.set(run, { length: src.length, tail, fromEnd: found === -1 ? -1 : src.length - found });
+  return found;
+}
+
 /**
  * A `$$` block at the start of `src`: up to the first `$$` followed only by blanks to the end of
- * its line. One pass over the text (a pattern with a lazy body before `[ \t]*\$\$` was
- * quadratic in a run of blanks: seconds for 40,000 spaces).
+ * its line. Linear over a lexer run (a pattern with a lazy body before `[ \t]*\$\$` was quadratic
+ * in a run of blanks: seconds for 40,000 spaces).
  */
-function blockAt(src: string): { raw: string; text: string } | undefined {
+function blockAt(src: string, run: object | undefined): { raw: string; text: string } | undefined {
   if (!src.startsWith('$$')) return undefined;
-  for (let at = src.indexOf('$$', 2); at !== -1; at = src.indexOf('$$', at + 1)) {
-    let end = at + 2;
-    while (src[end] === ' ' || src[end] === '\t') end++;
-    if (end < src.length && src[end] !== '\n') continue;
+  for (let at = firstClosing(src, run); at !== -1;) {
+    let end = closesAt(src, at)!;
     const text = src.slice(2, at).trim();
-    if (!text) continue;
-    while (src[end] === '\n') end++;
-    return { raw: src.slice(0, end), text };
+    if (text) {
+      while (src[end] === '\n') end++;
+      return { raw: src.slice(0, end), text };
+    }
+    // An empty formula ("$$ $$"): the next closing, searched plainly (rare, and it moves on).
+    let next = src.indexOf('$$', at + 1);
+    while (next !== -1 && closesAt(src, next) === undefined) next = src.indexOf('$$', next + 1);
+    at = next;
   }
   return undefined;
 }
@@ -38,9 +90,11 @@ function blockAt(src: string): { raw: string; text: string } | undefined {
  * this once per paragraph; looking past the paragraph's end (a blank line) made a reply of many
  * paragraphs quadratic, and a `$$` line further on starts a block of its own anyway.
  */
-function blockStart(src: string): number | undefined {
+function blockStart(this: { lexer?: object } | undefined, src: string): number | undefined {
   for (let line = 0; line < src.length;) {
-    if (src.startsWith('$$', line)) return line;
+    // Only where a block really starts: a cut the tokenizer then refuses makes marked try its other
+    // block rules on the rest of the paragraph at every such line (quadratic in a paragraph of them).
+    if (src.startsWith('$$', line) && blockAt(line === 0 ? src : src.slice(line), this?.lexer)) return line;
     const nl = src.indexOf('\n', line);
     if (nl === -1) return undefined;
     line = nl + 1;
@@ -56,7 +110,7 @@ export const blockMath: TokenizerExtension = {
   level: 'block',
   start: blockStart,
   tokenizer(src) {
-    const m = blockAt(src);
+    const m = blockAt(src, (this as { lexer?: object }).lexer);
     if (!m) return undefined;
     return { type: 'math', raw: m.raw, text: m.text, display: true } satisfies MathToken;
   },
