@@ -57,6 +57,69 @@ contract TestToken {
     }
 }
 
+/// A token that takes a fee on every transfer (paid to its deployer), as many "tax" tokens do:
+/// what arrives is the amount less feeBps. Minted by its deployer.
+contract FeeOnTransferToken {
+    string public name;
+    string public symbol;
+    uint8 public immutable decimals;
+    address public immutable minter;
+    uint256 public immutable feeBps;
+    uint256 public totalSupply;
+    mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
+
+    constructor(string memory tokenName, string memory tokenSymbol, uint8 tokenDecimals, uint256 transferFeeBps) {
+        require(transferFeeBps < 10000, "FeeOnTransferToken: fee too high");
+        name = tokenName;
+        symbol = tokenSymbol;
+        decimals = tokenDecimals;
+        minter = msg.sender;
+        feeBps = transferFeeBps;
+    }
+
+    function mint(address to, uint256 amount) external {
+        require(msg.sender == minter, "FeeOnTransferToken: only the deployer mints");
+        totalSupply += amount;
+        balanceOf[to] += amount;
+        emit Transfer(address(0), to, amount);
+    }
+
+    function approve(address spender, uint256 amount) external returns (bool) {
+        allowance[msg.sender][spender] = amount;
+        emit Approval(msg.sender, spender, amount);
+        return true;
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        _move(msg.sender, to, amount);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        if (allowed != type(uint256).max) {
+            require(allowed >= amount, "FeeOnTransferToken: insufficient allowance");
+            allowance[from][msg.sender] = allowed - amount;
+        }
+        _move(from, to, amount);
+        return true;
+    }
+
+    function _move(address from, address to, uint256 amount) private {
+        require(balanceOf[from] >= amount, "FeeOnTransferToken: insufficient balance");
+        uint256 fee = (amount * feeBps) / 10000;
+        balanceOf[from] -= amount;
+        balanceOf[to] += amount - fee;
+        balanceOf[minter] += fee;
+        emit Transfer(from, to, amount - fee);
+        if (fee > 0) emit Transfer(from, minter, fee);
+    }
+}
+
 /// WETH9-style wrapped native coin.
 contract WrappedNative {
     string public name;

@@ -16,6 +16,7 @@ import { priceImpactBps } from './price-impact.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 import { simulationHeadroom } from './simulation-headroom.js';
+import { refuseTransferFees, TransferFees } from './transfer-fee.js';
 import { V4Pools } from './v4-pools.js';
 
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
@@ -35,6 +36,7 @@ interface NodeContext {
   lookup: PoolLookup;
   follower: ChainFollower;
   discovered: DiscoveryCache;
+  fees: TransferFees;
 }
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -78,7 +80,7 @@ export class OnchainSource implements LiquiditySource {
         watch: (tag) => lookup.watchRound(tag),
         onHead: (head) => this.v4.syncKnown(rpc, { number: Number(BigInt(head.block.tag)), hash: head.block.hash }),
       });
-      ctx = { rpc, reader, lookup, follower, discovered: new Map() };
+      ctx = { rpc, reader, lookup, follower, discovered: new Map(), fees: new TransferFees(rpc) };
       this.nodes.set(key, ctx);
     }
     return ctx;
@@ -122,7 +124,22 @@ export class OnchainSource implements LiquiditySource {
       signal,
     );
     ctx.follower.touch(refs);
-    const states = await ctx.reader.readStates(refs, block, signal);
+    // Measured beside the state read (no round trip of its own), then cached for minutes.
+    const trusted = new Set([wrapped, ...usdTokens, ...(settings.connectors ?? []).map((t) => t.toLowerCase())]);
+    const [states, fees] = await Promise.all([
+      ctx.reader.readStates(refs, block, signal),
+      ctx.fees.check(
+        [tokenIn, tokenOut]
+          .filter((t) => !trusted.has(t))
+          .flatMap((token) => {
+            const pool = refs.find((r) => r.kind !== 'v4' && (r.token0 === token || r.token1 === token));
+            return pool ? [{ token, pool: pool.address }] : [];
+          }),
+        block,
+        signal,
+      ),
+    ]);
+    refuseTransferFees(fees, tokenIn);
 
     for (let attempt = 0; ; attempt++) {
       try {

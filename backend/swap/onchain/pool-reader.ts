@@ -193,14 +193,16 @@ export class PoolReader {
     const tickCalls: { pool: string; state: V3PoolState; tick: number }[] = [];
     todo.forEach((r, i) => {
       const bits = words[i];
-      r.state.bitmap.set(r.word, bits);
       for (let bit = 0; bit < 256; bit++) {
         if ((bits >> BigInt(bit)) & 1n) tickCalls.push({ pool: r.pool, state: r.state, tick: (r.word * 256 + bit) * r.state.tickSpacing });
       }
     });
     // V3 ticks() answers (liquidityGross, liquidityNet, …); a V4 tick word packs both.
     const nets = await this.readTickNets(tickCalls, block, signal);
+    // A word appears only with its ticks' nets: another request quoting this block's state
+    // meanwhile would cross its ticks with a net of 0 and keep that step (v3-quote's step table).
     tickCalls.forEach((t, i) => t.state.liquidityNet.set(t.tick, nets[i]));
+    todo.forEach((r, i) => r.state.bitmap.set(r.word, words[i]));
     for (const r of new Map(todo.map((r) => [r.pool, r.state]))) this.remember(r[0], r[1]);
   }
 
