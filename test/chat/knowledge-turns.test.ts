@@ -68,9 +68,9 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
     }
   }
 
-  async function sessionWith(modelId: string): Promise<string> {
+  async function sessionWith(modelId: string, provider = 'prov'): Promise<string> {
     const sid = await rig.newSession();
-    await rig.ok('PATCH', rig.sessionsPath(sid), { model: `prov:${modelId}` });
+    await rig.ok('PATCH', rig.sessionsPath(sid), { model: `${provider}:${modelId}` });
     return sid;
   }
 
@@ -96,6 +96,12 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
           model('plain', { context_window: 1000, supports_tools: false }),
           model('wide', { context_window: 200_000 }),
         ],
+      },
+      {
+        id: 'nat',
+        type: 'native',
+        base_url: relay.url,
+        models: [model('tools', { context_window: 1000 }), model('plain', { context_window: 1000, supports_tools: false })],
       },
     ]);
     handbook = (await rig.ok('POST', '/api/knowledge', { name: 'Handbook', description: 'Valve manuals' })).id;
@@ -243,5 +249,43 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
     assert.doesNotMatch(userText(sent!), /<knowledge>/);
     assert.doesNotMatch(sent!.json.messages[0].content, /Knowledge bases are attached/);
     await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [] });
+  });
+
+  it('over the native protocol: knowledge tools with input_schema, the numbered tool_result, and the context block as the first text block', async () => {
+    await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [handbook] });
+    try {
+      const tools = await sessionWith('tools', 'nat');
+      let from = relay.requests.length;
+      const { end } = await turn(tools, { content: 'Q-TOOLS over native' });
+      assert.equal(end.type, 'turn.completed', JSON.stringify(end));
+      const [first, second] = relay.requests.slice(from).filter((r) => r.path.endsWith('/messages'));
+      assert.deepEqual(
+        first!.json.tools.map((t: any) => [t.name, Object.keys(t.input_schema.properties)]),
+        [
+          ['knowledge_search', ['query', 'knowledge_base']],
+          ['knowledge_read', ['source_id', 'from', 'to']],
+        ],
+      );
+      assert.match(JSON.stringify(first!.json.system), /Knowledge bases are attached to this conversation/);
+      const results = (second!.json.messages as any[]).flatMap((m) =>
+        Array.isArray(m.content) ? m.content.filter((b: any) => b.type === 'tool_result') : [],
+      );
+      assert.equal(results.length, 1);
+      const content = typeof results[0].content === 'string' ? results[0].content : results[0].content.map((b: any) => b.text).join('');
+      assert.match(content, /\[1\] guide\.md · Valves › AURA-7\nsource_id: /);
+      assert.equal((await rig.session(tools)).messages.at(-1).citations[0].kind, 'knowledge');
+
+      const plain = await sessionWith('plain', 'nat');
+      from = relay.requests.length;
+      await turn(plain, { content: 'Q-PASSAGES over native: the AURA-7 valve' });
+      const [sent] = relay.requests.slice(from).filter((r) => r.path.endsWith('/messages'));
+      assert.equal(sent!.json.tools, undefined);
+      const user = (sent!.json.messages as any[]).at(-1);
+      assert.equal(user.role, 'user');
+      assert.match(user.content[0].text, /^<knowledge>\n\nPassages retrieved[^]*\[1\] guide\.md · Valves › AURA-7/);
+      assert.equal(user.content.at(-1).text, 'Q-PASSAGES over native: the AURA-7 valve');
+    } finally {
+      await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [] });
+    }
   });
 });
