@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { Aimock } from '../helpers/aimock.js';
 import { RecordingRelay, type RecordedRequest } from '../helpers/recording-relay.js';
 import { ChatRig, model } from './chat-harness.js';
+import { KEY, PROVIDER_HANDLERS } from '../web/provider-mocks.js';
+import { PageServer } from '../web/web-servers.js';
 
 // Knowledge bases in chat turns against the real backend and its real knowledge store (lexical
 // KBs: no embedding server needed), with the raw provider requests seen through a recording relay.
@@ -27,6 +29,7 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
   let rig: ChatRig;
   let handbook: string;
   let notes: string;
+  let brave: PageServer;
 
   const completions = (from: number) => relay.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions'));
 
@@ -75,7 +78,18 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
   }
 
   before(async () => {
+    brave = await PageServer.start(PROVIDER_HANDLERS.brave);
     mock = await Aimock.start([
+      {
+        match: { userMessage: 'Q-BOTH', hasToolResult: false },
+        response: {
+          toolCalls: [
+            { name: 'web_search', arguments: '{"query":"valve news","max_results":2}' },
+            { name: 'knowledge_search', arguments: '{"query":"AURA-7 valve"}' },
+          ],
+        },
+      },
+      { match: { userMessage: 'Q-BOTH', hasToolResult: true }, response: { content: 'News in [2]; the manual says 7.3 bar [3].' } },
       {
         match: { userMessage: 'Q-TOOLS', hasToolResult: false },
         response: { toolCalls: [{ name: 'knowledge_search', arguments: '{"query":"AURA-7 valve"}' }] },
@@ -114,6 +128,7 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
     rig?.proc.cleanup();
     await relay?.stop();
     await mock?.stop();
+    await brave?.stop();
   });
 
   it('workspace knowledge_bases: each must exist (400 naming the position), and are saved and shown', async () => {
@@ -284,6 +299,38 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
       assert.equal(user.role, 'user');
       assert.match(user.content[0].text, /^<knowledge>\n\nPassages retrieved[^]*\[1\] guide\.md · Valves › AURA-7/);
       assert.equal(user.content.at(-1).text, 'Q-PASSAGES over native: the AURA-7 valve');
+    } finally {
+      await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [] });
+    }
+  });
+
+  it('web search and knowledge in one turn share one numbering: pages [1] [2], the passage [3]', async () => {
+    await rig.ok('PUT', '/api/config/web', {
+      web_search: { providers: [{ id: 'brave1', type: 'brave', base_url: brave.url, api_key: KEY }], approval: 'auto' },
+      web_fetch: { allow_hosts: [] },
+    });
+    await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [handbook] });
+    try {
+      const sid = await sessionWith('tools');
+      await rig.ok('PATCH', rig.sessionsPath(sid), { web_search: true });
+      const from = relay.requests.length;
+      const { end, frames } = await turn(sid, { content: 'Q-BOTH: any news on the valve?' });
+      assert.equal(end.type, 'turn.completed', JSON.stringify(end));
+      assert.deepEqual(
+        completions(from)[0]!.json.tools.map((t: any) => t.function.name),
+        ['web_search', 'web_fetch', 'knowledge_search', 'knowledge_read'],
+      );
+      const results = frames.filter((f) => f.type === 'turn.tool_result').map((f) => f.content as string);
+      assert.match(results[0]!, /\[1\] Brave one[^]*\[2\] Brave two/);
+      assert.match(results[1]!, /^Passages for "AURA-7 valve" in Handbook:\n\n\[3\] guide\.md/);
+      const reply = (await rig.session(sid)).messages.at(-1);
+      assert.deepEqual(
+        reply.citations.map((c: any) => [c.n, c.kind, c.kind === 'web' ? c.url : c.name]),
+        [
+          [2, 'web', 'https://brave.example/2'],
+          [3, 'knowledge', 'guide.md'],
+        ],
+      );
     } finally {
       await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [] });
     }
