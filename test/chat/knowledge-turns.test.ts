@@ -248,6 +248,11 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
     const fork = await rig.ok('POST', `${rig.sessionsPath(sid)}/fork`, { message_id: reply.id });
     const forked = (await rig.session(fork.id)).messages.at(-1);
     assert.deepEqual(forked.citations, reply.citations);
+    // The JSON export imported again keeps them too, and the user message's knowledge bases.
+    const imported = await rig.ok('POST', `${rig.sessionsPath()}/import`, json);
+    const back = (await rig.session(imported.sessions[0].id)).messages;
+    assert.deepEqual(back.at(-1).citations, reply.citations);
+    assert.deepEqual(back.at(-2).knowledge_bases, [handbook, notes]);
   });
 
   it('a deleted KB is skipped at turn time: the workspace KB gone, the turn runs without knowledge', async () => {
