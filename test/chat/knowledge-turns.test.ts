@@ -28,6 +28,7 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
   let relay: RecordingRelay;
   let rig: ChatRig;
   let handbook: string;
+  let guideId: string;
   let notes: string;
   let brave: PageServer;
 
@@ -120,7 +121,8 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
     ]);
     handbook = (await rig.ok('POST', '/api/knowledge', { name: 'Handbook', description: 'Valve manuals' })).id;
     notes = (await rig.ok('POST', '/api/knowledge', { name: 'Notes' })).id;
-    await ready(handbook, await upload(handbook, 'guide.md', GUIDE));
+    guideId = await upload(handbook, 'guide.md', GUIDE);
+    await ready(handbook, guideId);
     await ready(notes, await upload(notes, 'may.txt', NOTE));
   });
   after(async () => {
@@ -338,6 +340,50 @@ describe('knowledge bases in chat turns (compat models, real knowledge store)', 
       );
     } finally {
       await rig.ok('PUT', `/api/workspaces/${rig.workspaceId}`, { knowledge_bases: [] });
+    }
+  });
+
+  it('knowledge_read returns a span of a source numbered by chunk; a source outside the KBs in play is a tool error', async () => {
+    // A provider of its own: its fixtures name the source id, known only now.
+    const reader = await Aimock.start([
+      {
+        match: { userMessage: 'Q-READ', hasToolResult: false },
+        response: {
+          toolCalls: [
+            { name: 'knowledge_read', arguments: JSON.stringify({ source_id: guideId, from: 0, to: 0 }) },
+            { name: 'knowledge_read', arguments: '{"source_id":"src-elsewhere"}' },
+          ],
+        },
+      },
+      { match: { userMessage: 'Q-READ', hasToolResult: true }, response: { content: 'The guide begins with valves [1].' } },
+    ]);
+    try {
+      await rig.ok('POST', '/api/config/providers', {
+        id: 'rd',
+        name: 'rd',
+        type: 'compat',
+        base_url: `${reader.url}/v1`,
+        api_key: 'sk-test',
+        models: [model('tools', { context_window: 1000 })],
+      });
+      const sid = await sessionWith('tools', 'rd');
+      const { end, frames } = await turn(sid, { content: 'Q-READ: read the guide', knowledge_bases: [handbook] });
+      assert.equal(end.type, 'turn.completed', JSON.stringify(end));
+      const [read, missing] = frames.filter((f) => f.type === 'turn.tool_result');
+      assert.equal(read.ok, true, read.content);
+      assert.match(
+        read.content,
+        new RegExp(`^guide\\.md \\(source_id ${guideId}\\):\\n\\n\\[1\\] guide\\.md · Valves(?: › AURA-7)? \\(chunk 0\\)\\n`),
+      );
+      assert.equal(missing.ok, false);
+      assert.match(missing.content, /There is no source src-elsewhere in the knowledge bases of this conversation/);
+      const reply = (await rig.session(sid)).messages.at(-1);
+      assert.deepEqual(
+        reply.citations.map((c: any) => [c.n, c.source_id]),
+        [[1, guideId]],
+      );
+    } finally {
+      await reader.stop();
     }
   });
 });
