@@ -30,13 +30,15 @@ function userText(message: StoredMessage): string {
 export async function prepareKnowledge(
   input: KnowledgeInput | null,
   items: (StoredMessage | CompactionRecord)[],
+  userMessageId: string,
   model: ResolvedModel,
   numbers: SourceNumbers,
   signal: AbortSignal,
 ): Promise<KnowledgeTurn | null> {
   if (!input) return null;
-  const last = items[items.length - 1];
-  const user = last && last.role === 'user' ? last : undefined;
+  // Found by id: a compaction record may follow it in the turn's items.
+  const found = items.findLast((i) => i.id === userMessageId);
+  const user = found && found.role === 'user' ? found : undefined;
   const ids = [...input.workspaceKbs, ...(user?.knowledge_bases ?? [])];
   if (ids.length === 0) return null;
   return KnowledgeTurn.prepare(input.reader, ids, {

@@ -135,7 +135,7 @@ export async function runTurn(turn: TurnContext): Promise<void> {
       usage = addUsage(usage, compaction.usage);
     }
     const knowledge = await toolStep(ctx.signal, 'reading the knowledge bases', () =>
-      prepareKnowledge(ctx.knowledge ?? null, turnItems, model, numbers, ctx.signal),
+      prepareKnowledge(ctx.knowledge ?? null, turnItems, ctx.userMessage.id, model, numbers, ctx.signal),
     );
     // Built-in tools come first: their names stay web_search / knowledge_search … whatever a tool server offers.
     const builtIn: ToolSource[] = [];

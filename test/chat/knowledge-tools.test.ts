@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { replyCitations, withContextBlock } from '../../backend/chat/knowledge-turn.js';
+import { prepareKnowledge, replyCitations, withContextBlock } from '../../backend/chat/knowledge-turn.js';
+import type { ResolvedModel } from '../../backend/chat/model-resolver.js';
 import type { KnowledgeBase, KnowledgeHit, KnowledgeReader, SourceSpan } from '../../backend/knowledge/knowledge-api.js';
 import { describeLocation, KnowledgeTurn } from '../../backend/knowledge/knowledge-tools.js';
 import { SourceNumbers } from '../../backend/tools/source-numbers.js';
@@ -234,5 +235,51 @@ describe('knowledge in a chat turn (fake reader)', () => {
       { type: 'text', text: 'second' },
     ]);
     assert.equal(describeLocation('a.ts', { file: 'src/a.ts', line_start: 3, line_end: 9 }), 'a.ts · src/a.ts · lines 3–9');
+  });
+
+  it('the turn uses the workspace KBs and the user message’s, found by id even when a compaction record follows it', async () => {
+    const r = reader();
+    const user = {
+      id: 'm-user',
+      role: 'user' as const,
+      created_at: '',
+      blocks: [{ type: 'text' as const, text: 'valve' }],
+      knowledge_bases: ['kb-b'],
+    };
+    const compaction = {
+      id: 'c-1',
+      role: 'system' as const,
+      kind: 'compaction' as const,
+      created_at: '',
+      summary: 's',
+      through_message_id: 'm-old',
+      tokens_before: 0,
+      tokens_after: 0,
+    };
+    const model = { offerTools: false, contextWindow: 40 } as ResolvedModel;
+    const turn = await prepareKnowledge(
+      { reader: r, workspaceKbs: ['kb-a'] },
+      [user, compaction],
+      'm-user',
+      model,
+      new SourceNumbers(),
+      signal,
+    );
+    assert.deepEqual(
+      turn?.kbs.map((k) => k.id),
+      ['kb-a', 'kb-b'],
+    );
+    assert.deepEqual(r.calls, ['search kb-a,kb-b valve']);
+    assert.equal(
+      await prepareKnowledge(
+        { reader: r, workspaceKbs: [] },
+        [{ ...user, knowledge_bases: undefined }],
+        'm-user',
+        model,
+        new SourceNumbers(),
+        signal,
+      ),
+      null,
+    );
   });
 });
