@@ -45,6 +45,38 @@ const BlockSchema = z.discriminatedUnion(
   { error: 'type must be text, thinking, tool_call, tool_result, image or file' },
 );
 
+const positiveInt = (f: string) =>
+  z
+    .number({ error: `${f} must be a whole number ≥ 1` })
+    .int(`${f} must be a whole number ≥ 1`)
+    .min(1);
+
+/** DESIGN 13/14: a reply's numbered sources, kept through export and import. */
+const CitationSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ n: positiveInt('n'), kind: z.literal('web'), url: str('url'), title: str('title') }),
+    z.object({
+      n: positiveInt('n'),
+      kind: z.literal('knowledge'),
+      kb_id: str('kb_id'),
+      source_id: str('source_id'),
+      chunk_id: str('chunk_id'),
+      name: str('name'),
+      location: z
+        .object({
+          page: positiveInt('page').optional(),
+          heading: z.array(str('heading')).optional(),
+          line_start: positiveInt('line_start').optional(),
+          line_end: positiveInt('line_end').optional(),
+          file: str('file').optional(),
+        })
+        .optional(),
+    }),
+  ],
+  { error: 'kind must be web or knowledge' },
+);
+
 const MessageSchema = z.object({
   id: id('id'),
   role: z.enum(['user', 'assistant', 'tool'], { error: 'role must be user, assistant, tool or system' }),
@@ -56,6 +88,8 @@ const MessageSchema = z.object({
   turn_id: str('turn_id').optional(),
   interrupted: z.boolean().optional(),
   error: z.object({ code: str('code'), message: str('message') }).optional(),
+  citations: z.array(CitationSchema, { error: 'citations must be a list' }).optional(),
+  knowledge_bases: z.array(str('knowledge_bases'), { error: 'knowledge_bases must be a list of ids' }).optional(),
 });
 
 const CompactionSchema = z.object({
