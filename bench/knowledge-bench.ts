@@ -210,7 +210,8 @@ async function folderToReady(): Promise<Figure[]> {
   try {
     const folder = path.join(tmp, 'docs');
     let size = 0;
-    for (let i = 0; size < total; i++) {
+    let written = 0;
+    for (let i = 0; size < total; i++, written++) {
       const sub = path.join(folder, `d${i % 20}`);
       mkdirSync(sub, { recursive: true });
       const body = prose(i, 40_000 + (i % 7) * 5000);
@@ -239,11 +240,13 @@ async function folderToReady(): Promise<Figure[]> {
       const src = await call(url, credential, 'POST', `/api/knowledge/${kb.id}/sources`, { kind: 'folder', path: folder });
       let state = '';
       let chunks = 0;
+      let files = 0;
       while (state !== 'ready') {
         await sleep(250);
         const s = (await call(url, credential, 'GET', `/api/knowledge/${kb.id}/sources`)).sources[0];
         state = s.state;
         chunks = s.chunks_total;
+        files = s.files;
         if (state === 'failed') throw new Error(`folder failed: ${JSON.stringify(s.error)}`);
       }
       void src;
@@ -252,7 +255,7 @@ async function folderToReady(): Promise<Figure[]> {
         figure(
           {
             group: 'knowledge',
-            name: `${Math.round(size / MB)} MB mixed folder to ready (${chunks.toLocaleString('en-US')} chunks, local embeddings)`,
+            name: `${Math.round(size / MB)} MB mixed folder to ready (${written} files, ${files} indexed, ${chunks.toLocaleString('en-US')} chunks, local embeddings)`,
             unit: 's',
           },
           [secs],
@@ -267,5 +270,10 @@ async function folderToReady(): Promise<Figure[]> {
 }
 
 export async function knowledgeFigures(): Promise<Figure[]> {
-  return [await ingestionThroughput(), ...(await hybridAtScale()), ...(await folderToReady())];
+  const only = process.env.KB_BENCH_ONLY;
+  return [
+    ...(!only || only === 'ingest' ? [await ingestionThroughput()] : []),
+    ...(!only || only === 'search' ? await hybridAtScale() : []),
+    ...(!only || only === 'folder' ? await folderToReady() : []),
+  ];
 }

@@ -23,8 +23,8 @@ export interface EmbeddingServer {
   fail(f: Failure | null): void;
   /** Delay before each embeddings answer. */
   slowMs: number;
-  /** Resolves once `n` embedding requests have arrived. */
-  waitForRequests(n: number): Promise<void>;
+  /** Resolves once `n` embedding requests have arrived (rejects after `timeoutMs`). */
+  waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,9 +66,13 @@ export async function startEmbeddingServer(options: { dims?: number; apiKey?: st
       failure = f;
       failuresLeft = f?.times ?? Infinity;
     },
-    waitForRequests(n) {
+    waitForRequests(n, timeoutMs = 60_000) {
       if (state.requests >= n) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ n, resolve }));
+      // A deadline for a broken backend, not a speed check: the test fails instead of hanging.
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`only ${state.requests} of ${n} embedding requests arrived`)), timeoutMs);
+        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+      });
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { readEntries } from '../backup/backup-kit.js';
 import { openWs } from '../helpers/ws-client.js';
+import { api } from '../helpers/backend-process.js';
 import { KbRig } from './kb-harness.js';
 
 // A knowledge base's life (DESIGN 13): create, rename, progress frames on the WebSocket, a damaged
@@ -100,6 +101,27 @@ describe('knowledge: lifecycle, progress, damaged index, backups, trash', () => 
       db.close();
       rmSync(copy, { force: true });
     }
+  });
+
+  it('a member searches and adds notes, but may not create a KB or add a folder', async () => {
+    const kb = await rig.createKb({ name: 'shared' });
+    const invite = await rig.ok('POST', '/api/selfhost/devices/invite', { name: 'Tablet' });
+    const joined = await api(rig.proc.url, 'POST', '/api/pairing/join', { body: { invite_code: invite.code } });
+    assert.equal(joined.body.role, 'member');
+    const as = (method: string, p: string, body?: unknown) => api(rig.proc.url, method, p, { credential: joined.body.credential, body });
+    const note = await as('POST', `/api/knowledge/${kb.id}/sources`, {
+      kind: 'note',
+      title: 'n',
+      text: 'the member wrote about the margay',
+    });
+    assert.equal(note.status, 201);
+    await rig.waitState(kb.id, note.body.id, ['ready']);
+    assert.equal((await as('POST', `/api/knowledge/${kb.id}/search`, { query: 'margay' })).body.results.length, 1);
+    const folder = await as('POST', `/api/knowledge/${kb.id}/sources`, { kind: 'folder', path: os.tmpdir() });
+    assert.equal(folder.status, 403);
+    assert.equal(folder.body.error.code, 'owner_required');
+    assert.equal((await as('POST', '/api/knowledge', { name: 'mine' })).status, 403);
+    assert.equal((await as('DELETE', `/api/knowledge/${kb.id}`)).status, 403);
   });
 
   it('delete moves the folder to trash/', async () => {
