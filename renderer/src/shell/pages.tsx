@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { ChatPage } from '../chat/chat-page';
 import { BackupsPage } from '../backups/backups-page';
 import { isQuickAskWindow, QuickAskPage } from '../quick-ask/quick-ask-page';
@@ -13,11 +14,21 @@ import { Layout } from './layout';
 import { useRoute, type Route } from '../nav/routes';
 import { assertNever } from './assert-never';
 import { OwnerOnly } from '../api/device-role';
+import { useT } from '../i18n/i18n';
+
+// Loaded on first visit: the page is not part of the first-load bundle.
+const KnowledgePage = lazy(() => import('../knowledge/knowledge-page'));
 
 function page(route: Route, baseUrl: string) {
   switch (route) {
     case 'chat':
       return <ChatPage />;
+    case 'knowledge':
+      return (
+        <Suspense fallback={<PageLoading />}>
+          <KnowledgePage />
+        </Suspense>
+      );
     case 'providers':
       return (
         <OwnerOnly area="providers">
@@ -63,6 +74,15 @@ function page(route: Route, baseUrl: string) {
     default:
       return assertNever(route);
   }
+}
+
+function PageLoading() {
+  const t = useT();
+  return (
+    <p className="muted" role="status">
+      {t('common.loading')}
+    </p>
+  );
 }
 
 export function Pages({ baseUrl }: { baseUrl: string }) {
