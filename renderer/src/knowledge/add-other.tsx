@@ -7,14 +7,15 @@ import { kbPath, patternList, type KnowledgeSource } from './knowledge-client';
 
 type Kind = 'folder' | 'url' | 'note';
 
-/** "Add a folder", "Add a URL", "Add a note": each a small dialog posting the JSON source. */
-export function AddOther(props: { kbId: string; onAdded(source: KnowledgeSource): void; disabled?: boolean }) {
+/** "Add a folder" (owner only), "Add a URL", "Add a note": each a small dialog posting the JSON source. */
+export function AddOther(props: { kbId: string; onAdded(source: KnowledgeSource): void; disabled?: boolean; folder: boolean }) {
   const t = useT();
   const [open, setOpen] = useState<Kind | null>(null);
   const labels: Record<Kind, string> = { folder: t('kb.addFolder'), url: t('kb.addUrl'), note: t('kb.addNote') };
   return (
     <div className="button-row kb-add-other">
-      {(['folder', 'url', 'note'] as const).map((k) => (
+      {/* A folder is read from the backend's disk: the owner's only (DESIGN 16). */}
+      {(props.folder ? (['folder', 'url', 'note'] as const) : (['url', 'note'] as const)).map((k) => (
         <button key={k} type="button" className="btn" disabled={props.disabled} onClick={() => setOpen(k)}>
           {labels[k]}
         </button>

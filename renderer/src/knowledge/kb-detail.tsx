@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useIsOwner } from '../api/device-role';
 import { useOffline } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Card, ErrorBanner, Notice, PageHeader } from '../ui/controls';
@@ -15,6 +16,7 @@ export function KbDetail(props: { id: string; onBack(): void }) {
   const offline = useOffline();
   const { kb, error, loading, reload, addSource } = useKb(props.id);
   const [editing, setEditing] = useState(false);
+  const owner = useIsOwner();
   const re = kb?.reembedding;
 
   return (
@@ -34,7 +36,8 @@ export function KbDetail(props: { id: string; onBack(): void }) {
         title={kb?.name ?? t('nav.knowledge')}
         subtitle={kb ? kb.description || t('kb.subtitle') : undefined}
         actions={
-          kb && (
+          kb &&
+          owner && (
             <button type="button" className="btn" onClick={() => setEditing(true)}>
               {t('kb.settings')}
             </button>
@@ -58,7 +61,7 @@ export function KbDetail(props: { id: string; onBack(): void }) {
         <>
           <Card title={t('kb.addSources')}>
             <AddFiles kbId={kb.id} onAdded={addSource} disabled={offline} />
-            <AddOther kbId={kb.id} onAdded={addSource} disabled={offline} />
+            <AddOther kbId={kb.id} onAdded={addSource} disabled={offline} folder={owner} />
           </Card>
           <Card title={t('kb.sources')}>
             <SourceRows kbId={kb.id} sources={kb.sources} loading={loading && !kb} onChanged={() => void reload()} />

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useIsOwner } from '../api/device-role';
 import { listOf } from '../api/resources';
 import { useApi, useResource } from '../api/session';
 import { useI18n } from '../i18n/i18n';
@@ -35,6 +36,8 @@ function KbList({ onOpen }: { onOpen(id: string): void }) {
   const api = useApi();
   const kbs = useResource<unknown>(kbPath.list, []);
   const list = listOf<KnowledgeBase>(kbs.data, 'knowledge_bases');
+  // Creating, changing and deleting a knowledge base are the owner's (DESIGN 16); members use them.
+  const owner = useIsOwner();
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<KnowledgeBase | null>(null);
   const [deleting, setDeleting] = useState<KnowledgeBase | null>(null);
@@ -46,9 +49,11 @@ function KbList({ onOpen }: { onOpen(id: string): void }) {
         title={t('nav.knowledge')}
         subtitle={t('kb.subtitle')}
         actions={
-          <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-            {t('kb.new')}
-          </button>
+          owner && (
+            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              {t('kb.new')}
+            </button>
+          )
         }
       />
       <ErrorBanner error={kbs.error} />
@@ -87,12 +92,16 @@ function KbList({ onOpen }: { onOpen(id: string): void }) {
                 <RowButton label={t('kb.openNamed', { name: kb.name })} onClick={() => onOpen(kb.id)}>
                   {t('kb.open')}
                 </RowButton>
-                <RowButton label={t('kb.editNamed', { name: kb.name })} onClick={() => setEditing(kb)}>
-                  {t('common.edit')}
-                </RowButton>
-                <RowButton label={t('kb.deleteNamed', { name: kb.name })} danger onClick={() => setDeleting(kb)}>
-                  {t('common.delete')}
-                </RowButton>
+                {owner && (
+                  <>
+                    <RowButton label={t('kb.editNamed', { name: kb.name })} onClick={() => setEditing(kb)}>
+                      {t('common.edit')}
+                    </RowButton>
+                    <RowButton label={t('kb.deleteNamed', { name: kb.name })} danger onClick={() => setDeleting(kb)}>
+                      {t('common.delete')}
+                    </RowButton>
+                  </>
+                )}
               </td>
             </tr>
           ))}

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useApi, useLiveMessages, useSession, useSocketState } from '../api/session';
+import { useApi, useLiveMessages, useSocketState } from '../api/session';
 import { applyProgress, asProgress, kbPath, type KnowledgeBaseDetail, type KnowledgeSource } from './knowledge-client';
 
 /**
@@ -9,7 +9,6 @@ import { applyProgress, asProgress, kbPath, type KnowledgeBaseDetail, type Knowl
  */
 export function useKb(id: string) {
   const api = useApi();
-  const { socket } = useSession();
   const [kb, setKb] = useState<KnowledgeBaseDetail>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(true);
@@ -32,12 +31,6 @@ export function useKb(id: string) {
   useEffect(() => {
     void Promise.resolve().then(reload);
   }, [reload]);
-
-  // The hub sends progress to every client; the topic is asked for too, for a hub that filters.
-  useEffect(() => {
-    socket.subscribe('knowledge');
-    return () => socket.unsubscribe('knowledge');
-  }, [socket]);
 
   useLiveMessages((m) => {
     const p = asProgress(m);
