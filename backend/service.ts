@@ -240,7 +240,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(webConfigRoutes({ config, writer: stores.writer, ws }));
   app.use(profileRoutes(stores, ws));
   // A workspace's running turns end before its folder goes to the trash (chat is built below).
-  app.use(workspaceRoutes(stores, ws, (id, remove) => chat.deleteWorkspace(id, remove)));
+  app.use(
+    workspaceRoutes(
+      stores,
+      ws,
+      (id, remove) => chat.deleteWorkspace(id, remove),
+      (ids, field) => chat.checkKnowledgeBases(ids, field),
+    ),
+  );
   app.use(mcpRoutes(stores, ws));
   // Tool servers: test knobs may only shorten the idle stop, the per-call and the start timeouts.
   const mcp = new McpManager({

@@ -10,6 +10,7 @@ import { requireModel } from '../chat/model-catalog.js';
 import { ApiError } from '../http/errors.js';
 import { SessionPatchSchema } from './branch-routes.js';
 import { checkWorkspaceId } from './workspace-routes.js';
+import { knowledgeBaseIds } from '../workspaces/workspace-api.js';
 
 const TitleSchema = z.object({
   title: z
@@ -34,6 +35,8 @@ const MessageSchema = z
       })
       .max(10, 'resources must hold at most 10 entries')
       .default([]),
+    // DESIGN 13: knowledge bases for this message's turn (the `#` picker), beside the workspace's.
+    knowledge_bases: knowledgeBaseIds.default([]),
   })
   .refine((m) => m.content.trim().length > 0 || m.attachments.length > 0 || m.resources.length > 0, {
     message: 'content must not be empty (unless the message carries attachments or resources)',
@@ -149,7 +152,7 @@ export function chatRoutes(
   router.post(`${base}/:sid/messages`, async (req, res) => {
     const wid = await workspace(req.params.id);
     const sid = checkSessionId(req.params.sid);
-    const { content, parent_id, attachments, resources } = parseBody(MessageSchema, req.body);
+    const { content, parent_id, attachments, resources, knowledge_bases } = parseBody(MessageSchema, req.body);
     if (resources.length && !readResources)
       throw new ApiError('validation_failed', 'resources: no tool servers here', { field: 'resources' });
     let resourceIds: string[] = [];
@@ -158,7 +161,7 @@ export function chatRoutes(
       await engine.sessions.require(wid, sid);
       resourceIds = await readResources!(wid, sid, resources);
     }
-    res.status(202).json(await engine.startTurn(wid, sid, content, parent_id, attachments, resourceIds));
+    res.status(202).json(await engine.startTurn(wid, sid, content, parent_id, attachments, resourceIds, knowledge_bases));
   });
   router.post(`${base}/:sid/turns/:tid/cancel`, async (req, res) => {
     const wid = await workspace(req.params.id);

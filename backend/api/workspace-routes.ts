@@ -35,6 +35,11 @@ export function workspaceRoutes(
   ws: WsHub,
   /** Runs the removal once the workspace's running turns have ended. */
   deleting: <T>(id: string, remove: () => Promise<T>) => Promise<T> = (_id, remove) => remove(),
+  /** DESIGN 13: each knowledge base named must exist (a 400 naming `knowledge_bases[i]`); returns the ids without duplicates. */
+  checkKnowledgeBases: (ids: string[], field: string) => Promise<string[]> = async (ids, field) => {
+    if (ids.length > 0) throw new ApiError('validation_failed', `${field}: this backend has no knowledge bases.`, { field });
+    return ids;
+  },
 ): Router {
   const router = Router();
   router.get('/api/workspaces', async (_req, res) => {
@@ -43,6 +48,7 @@ export function workspaceRoutes(
   router.post('/api/workspaces', async (req, res) => {
     const input = parseBody(WorkspaceCreateSchema, req.body);
     await checkProfile(stores, input.profile_id);
+    if (input.knowledge_bases) input.knowledge_bases = await checkKnowledgeBases(input.knowledge_bases, 'knowledge_bases');
     const workspace = await stores.workspaces.create(input);
     ws.configChanged('workspaces', workspace.id);
     res.status(201).json(workspace);
@@ -56,6 +62,7 @@ export function workspaceRoutes(
     const id = checkWorkspaceId(req.params.id);
     const input = parseBody(WorkspaceUpdateSchema, req.body);
     await checkProfile(stores, input.profile_id);
+    if (input.knowledge_bases) input.knowledge_bases = await checkKnowledgeBases(input.knowledge_bases, 'knowledge_bases');
     const workspace = await stores.workspaces.update(id, input);
     ws.configChanged('workspaces', id);
     res.json(workspace);

@@ -43,6 +43,8 @@ export interface SendMessageRequest {
   attachments?: string[];
   /** MCP resources read now and stored with the message (DESIGN 9). */
   resources?: { server: string; uri: string }[];
+  /** DESIGN 13: knowledge bases for this message's turn (each must exist), beside the workspace's; a regenerate reuses them. */
+  knowledge_bases?: string[];
 }
 
 /** GET …/messages/:mid/siblings */

@@ -13,6 +13,8 @@ import { noTools, type ToolSource } from '../tools/tool-source.js';
 import { TurnChannel, TurnRegistry, type FrameHub } from './turn-channel.js';
 import { runTurn, type WebTurn } from './turn-runner.js';
 import type { WebService } from '../web/web-tools.js';
+import type { KnowledgeReader } from '../knowledge/knowledge-api.js';
+import { SourceNumbers } from '../tools/source-numbers.js';
 import { IndexTree } from './index-tree.js';
 
 interface ActiveTurn {
@@ -47,6 +49,8 @@ export class ChatEngine {
       attachments: AttachmentStore;
       /** The web tools (DESIGN 14); absent: web search is never offered. */
       web?: WebService;
+      /** The knowledge bases (DESIGN 13); absent: none is ever in play. */
+      knowledge?: KnowledgeReader;
     },
   ) {
     this.sessions = new SessionStore(deps.stores.paths);
@@ -170,7 +174,10 @@ export class ChatEngine {
     attachmentIds: string[] = [],
     /** The attachments the message's tool-server resources were stored as (DESIGN 9). */
     resourceIds: string[] = [],
+    /** DESIGN 13: knowledge bases for this message's turn (each must exist). */
+    knowledgeBases: string[] = [],
   ): Promise<{ turn_id: string; message_id: string }> {
+    const kbs = await this.checkKnowledgeBases(knowledgeBases, 'knowledge_bases');
     return this.launch(workspaceId, sessionId, undefined, async (meta, tree, turnId, model) => {
       const files = [
         ...(await this.attachmentBlocks(workspaceId, sessionId, attachmentIds, model)),
@@ -193,9 +200,33 @@ export class ChatEngine {
         // Files before the question: models read them first (and Anthropic advises this order).
         blocks: [...files, ...(content.trim() ? [{ type: 'text' as const, text: content }] : [])] satisfies StoredBlock[],
         turn_id: turnId,
+        ...(kbs.length > 0 ? { knowledge_bases: kbs } : {}),
       };
       return { message, title: content.trim() || files[0]?.name || '' };
     });
+  }
+
+  /**
+   * Knowledge base ids a request names: each must exist (400 naming `field[i]`); duplicates are
+   * dropped. A KB deleted later is skipped when a turn runs, not an error.
+   */
+  async checkKnowledgeBases(ids: string[], field: string): Promise<string[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    if (!this.deps.knowledge) throw new ApiError('validation_failed', `${field}: this backend has no knowledge bases.`, { field });
+    const known = new Set((await this.deps.knowledge.describe(unique)).map((kb) => kb.id));
+    const missing = ids.findIndex((id) => !known.has(id));
+    if (missing >= 0) {
+      const at = `${field}[${missing}]`;
+      throw new ApiError(
+        'validation_failed',
+        `${at}: no knowledge base ${ids[missing]!.slice(0, 80)} (create it first, or pick an existing one).`,
+        {
+          field: at,
+        },
+      );
+    }
+    return unique;
   }
 
   /**
@@ -279,7 +310,9 @@ export class ChatEngine {
       turn.channel = channel;
       turn.appender = appender;
       this.registry.add(channel);
-      const web = await this.webTurn(meta, model);
+      const numbers = new SourceNumbers();
+      const web = await this.webTurn(meta, model, numbers);
+      const knowledge = this.deps.knowledge ? { reader: this.deps.knowledge, workspaceKbs: await this.workspaceKbs(workspaceId) } : null;
       const timeoutMs = model.profile.timeout_seconds * 1000;
       const timer = setTimeout(() => turn.controller.abort('timeout'), timeoutMs);
       const opened = appender;
@@ -299,6 +332,8 @@ export class ChatEngine {
         signal: turn.controller.signal,
         deadline: Date.now() + timeoutMs,
         web,
+        knowledge,
+        numbers,
       })
         .catch((err: Error) => this.deps.logger.error(`chat: turn ${turn.turnId} crashed: ${err.message}`))
         .finally(() => {
@@ -319,7 +354,7 @@ export class ChatEngine {
    * DESIGN 14: web search is on when the session says so (else the profile); `auto` uses the
    * protocol's own search tool where it has one (native, responsemode), else the built-in tools.
    */
-  private async webTurn(meta: SessionMeta, model: ResolvedModel): Promise<WebTurn | null> {
+  private async webTurn(meta: SessionMeta, model: ResolvedModel, numbers: SourceNumbers): Promise<WebTurn | null> {
     const settings = model.profile.web_search;
     const on = meta.web_search_override ?? settings.enabled;
     if (!on || !this.deps.web) return null;
@@ -327,7 +362,14 @@ export class ChatEngine {
     if (hasNative && settings.mode !== 'tools') return { native: { maxUses: settings.max_uses }, tools: null };
     // compat has no search tool of its own: `native` there falls back to the built-in tools.
     if (!model.offerTools) return null;
-    return { native: null, tools: await this.deps.web.turnTools() };
+    return { native: null, tools: await this.deps.web.turnTools(numbers) };
+  }
+
+  /** The workspace's `knowledge_bases` (DESIGN 13), as workspace.json holds them. */
+  private async workspaceKbs(workspaceId: string): Promise<string[]> {
+    const workspace = await this.deps.stores.workspaces.get(workspaceId);
+    const ids = workspace?.knowledge_bases;
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
   }
 
   private running(workspaceId: string, sessionId: string, turnId: string): ActiveTurn {

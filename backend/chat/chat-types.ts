@@ -34,6 +34,8 @@ export interface StoredMessage {
   error?: { code: string; message: string };
   /** The numbered sources the reply cites (DESIGN 13/14): web pages and knowledge passages share it. */
   citations?: Citation[];
+  /** A user message: the knowledge bases picked for its turn (DESIGN 13), beside the workspace's. */
+  knowledge_bases?: string[];
 }
 
 /**

@@ -1,5 +1,6 @@
+import { describeLocation } from '../knowledge/knowledge-tools.js';
 import { attachmentRefs } from './attachment-refs.js';
-import type { AttachmentBlock, CompactionRecord, MessageView, PublicBlock, SessionMeta, StoredMessage } from './chat-types.js';
+import type { AttachmentBlock, Citation, CompactionRecord, MessageView, PublicBlock, SessionMeta, StoredMessage } from './chat-types.js';
 import { publicMessage } from './chat-types.js';
 import { summary } from './session-store.js';
 import { activeLeaf, branchItems, type SessionTree } from './session-tree.js';
@@ -67,6 +68,20 @@ function blockMd(b: PublicBlock): string {
   }
 }
 
+/** A reply's numbered sources (DESIGN 13/14) as the list under it: web pages linked, passages by source and place. */
+function sourcesMd(citations: Citation[] | undefined): string {
+  if (!citations?.length) return '';
+  const escape = (t: string) => t.replace(/[[\]\\]/g, (c) => `\\${c}`);
+  const lines = [...citations]
+    .sort((a, b) => a.n - b.n)
+    .map((c) =>
+      c.kind === 'web'
+        ? `${c.n}. [${escape(c.title || c.url)}](<${c.url.replace(/[<>]/g, encodeURIComponent)}>)`
+        : `${c.n}. ${escape(describeLocation(c.name, c.location))} (knowledge base ${c.kb_id}, source ${c.source_id}, chunk ${c.chunk_id})`,
+    );
+  return `**Sources**\n\n${lines.join('\n')}`;
+}
+
 function heading(m: StoredMessage): string {
   if (m.role === 'user') return '## You';
   if (m.role === 'tool') return '## Tool';
@@ -87,7 +102,7 @@ export function exportMarkdown(meta: SessionMeta, tree: SessionTree): string {
       continue;
     }
     const view = publicMessage(item) as Extract<MessageView, { blocks: PublicBlock[] }>;
-    const body = view.blocks.map(blockMd).filter(Boolean).join('\n\n');
+    const body = [...view.blocks.map(blockMd), sourcesMd(item.citations)].filter(Boolean).join('\n\n');
     out.push(heading(item), '', body || (item.error ? `_(failed: ${item.error.message})_` : '_(empty)_'), '');
   }
   const files = [...attachmentRefs(items).values()];

@@ -15,9 +15,11 @@ import { callProvider, scrub } from '../llm/provider-call.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { ApprovalBox } from './approvals.js';
 import { AttachmentResolver } from './attachment-resolver.js';
-import { newId, storable, type Citation, type CompactionRecord, type StoredBlock, type StoredMessage } from './chat-types.js';
+import { newId, storable, type CompactionRecord, type StoredBlock, type StoredMessage } from './chat-types.js';
 import type { WebTurnTools } from '../web/web-tools.js';
 import { combineToolSources } from '../tools/combined-tools.js';
+import { SourceNumbers } from '../tools/source-numbers.js';
+import { prepareKnowledge, replyCitations, withContextBlock, type KnowledgeInput } from './knowledge-turn.js';
 import { maybeCompact } from './compaction.js';
 import { buildConversation, completedRounds } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
@@ -48,6 +50,10 @@ export interface TurnContext {
   deadline: number;
   /** DESIGN 14: web search for this turn (the provider's own tool, or the built-in tools), or null when off. */
   web: WebTurn | null;
+  /** DESIGN 13: the knowledge bases a turn may draw on, or null when the backend has none. */
+  knowledge?: KnowledgeInput | null;
+  /** The reply's numbering of sources, shared by the web tools and the knowledge passages. */
+  numbers?: SourceNumbers;
 }
 
 export interface WebTurn {
@@ -55,16 +61,6 @@ export interface WebTurn {
   native: { maxUses: number } | null;
   /** The built-in web_search / web_fetch tools. */
   tools: WebTurnTools | null;
-}
-
-/** The reply's numbered sources: the provider's citations first, then those the built-in tools numbered and the reply cites. */
-function replyCitations(provider: Map<string, WebCitation>, web: WebTurn | null, text: string): Citation[] {
-  const out: Citation[] = [...provider.values()].map((c, i) => ({ n: i + 1, kind: 'web', url: c.url, title: c.title }));
-  if (web?.tools) {
-    const offset = out.length;
-    for (const s of web.tools.citations(text)) out.push({ n: s.n + offset, kind: 'web', url: s.url, title: s.title });
-  }
-  return out;
 }
 
 /** DESIGN 7: the profile's system_prompt (else the base prompt), the workspace's instructions, the language line, the skill catalog. */
@@ -106,8 +102,8 @@ function failureOf(err: unknown, signal: AbortSignal, apiKey: string, appender: 
 
 /** Runs one turn to its end; every outcome ends with a turn_end record and a final frame. */
 export async function runTurn(turn: TurnContext): Promise<void> {
-  // Built-in web tools come first: their names stay web_search / web_fetch whatever a tool server offers.
-  const ctx = turn.web?.tools ? { ...turn, tools: combineToolSources(turn.web.tools, turn.tools) } : turn;
+  const ctx: TurnContext = { ...turn };
+  const numbers = turn.numbers ?? new SourceNumbers();
   const { channel, appender, model } = ctx;
   const providerCitations = new Map<string, WebCitation>();
   let usage: Usage = zeroUsage();
@@ -138,6 +134,14 @@ export async function runTurn(turn: TurnContext): Promise<void> {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
+    const knowledge = await toolStep(ctx.signal, 'reading the knowledge bases', () =>
+      prepareKnowledge(ctx.knowledge ?? null, turnItems, model, numbers, ctx.signal),
+    );
+    // Built-in tools come first: their names stay web_search / knowledge_search … whatever a tool server offers.
+    const builtIn: ToolSource[] = [];
+    if (turn.web?.tools) builtIn.push(turn.web.tools);
+    if (knowledge?.mode === 'tools') builtIn.push(knowledge);
+    if (builtIn.length > 0) ctx.tools = combineToolSources(...builtIn, turn.tools);
     const listTools = () =>
       model.offerTools ? toolStep(ctx.signal, 'listing the tools', () => ctx.tools.list(ctx.workspaceId, ctx.signal)) : [];
     let specs = await listTools();
@@ -154,7 +158,7 @@ export async function runTurn(turn: TurnContext): Promise<void> {
       const req: LlmRequest = {
         model: model.modelId,
         system,
-        messages: buildConversation(turnItems, files),
+        messages: withContextBlock(buildConversation(turnItems, files), knowledge?.contextBlock ?? ''),
         tools: specs,
         // compat/responsemode: a limit only where the model entry names one (their APIs default sensibly).
         maxTokens: model.protocol === 'native' ? model.maxTokens : (model.entry?.max_output_tokens ?? 0),
@@ -203,7 +207,8 @@ export async function runTurn(turn: TurnContext): Promise<void> {
       const calls = blocks.filter((b): b is Extract<Block, { type: 'tool_call' }> => b.type === 'tool_call');
       const final = result.stopReason !== 'pause_turn' && (calls.length === 0 || result.stopReason !== 'tool_use');
       const text = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
-      const citations = final && ctx.web ? replyCitations(providerCitations, ctx.web, text) : [];
+      const citations =
+        final && (ctx.web || knowledge) ? await replyCitations(providerCitations, ctx.web?.tools ?? null, knowledge, numbers, text) : [];
       const message: StoredMessage = {
         id: messageId,
         role: 'assistant',

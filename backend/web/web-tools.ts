@@ -1,6 +1,7 @@
 // The built-in `web_search` and `web_fetch` tools (DESIGN 14) for models without a native search
 // tool. One WebService per backend holds the cache; each turn gets its own source, whose numbering
 // of sources ([1], [2]…) the reply cites and the stored citations follow.
+import { SourceNumbers } from '../tools/source-numbers.js';
 import type { ToolCallOutcome, ToolSource, ToolSpec } from '../tools/tool-source.js';
 import { cutText, readPage, type ReadPage } from './page-reader.js';
 import { DEFAULT_LIMITS, safeFetch, WebError, type Resolver } from './safe-fetch.js';
@@ -59,10 +60,13 @@ export class WebService {
     return read;
   }
 
-  /** A tool source for one turn (web tools follow `web_search.approval`); `sources` fills as pages are found and read. */
-  async turnTools(): Promise<WebTurnTools> {
+  /**
+   * A tool source for one turn (web tools follow `web_search.approval`); `sources` fills as pages
+   * are found and read, numbered from `numbers` (shared with the turn's knowledge passages).
+   */
+  async turnTools(numbers = new SourceNumbers()): Promise<WebTurnTools> {
     const config = await this.options.config();
-    return new WebTurnTools(this, config.web_search.approval === 'ask');
+    return new WebTurnTools(this, config.web_search.approval === 'ask', numbers);
   }
 }
 
@@ -118,6 +122,7 @@ export class WebTurnTools implements ToolSource {
   constructor(
     private readonly web: WebService,
     private readonly needsApproval: boolean,
+    private readonly numbers = new SourceNumbers(),
   ) {}
 
   private number(url: string, title: string): number {
@@ -126,7 +131,7 @@ export class WebTurnTools implements ToolSource {
       if (!known.title && title) known.title = title;
       return known.n;
     }
-    const n = this.sources.size + 1;
+    const n = this.numbers.next();
     this.sources.set(url, { n, url, title });
     return n;
   }

@@ -41,10 +41,24 @@ const instructions = z
     'instructions must be at most 32 KiB (32768 bytes of UTF-8)',
   );
 
+/** DESIGN 13: knowledge bases every turn of the workspace may draw on (the routes check that each exists). */
+export const MAX_KNOWLEDGE_BASES = 20;
+export const knowledgeBaseIds = z
+  .array(
+    z
+      .string({ error: 'knowledge_bases must be a list of knowledge base ids' })
+      .trim()
+      .min(1, 'a knowledge base id must not be empty')
+      .max(100),
+    { error: 'knowledge_bases must be a list of knowledge base ids' },
+  )
+  .max(MAX_KNOWLEDGE_BASES, `knowledge_bases may list at most ${MAX_KNOWLEDGE_BASES} ids`);
+
 export const WorkspaceCreateSchema = z.object({
   name,
   profile_id: profileId.optional(),
   instructions: instructions.optional(),
+  knowledge_bases: knowledgeBaseIds.optional(),
 });
 
 export const WorkspaceUpdateSchema = z
@@ -52,9 +66,10 @@ export const WorkspaceUpdateSchema = z
     name: name.optional(),
     profile_id: profileId.optional(),
     instructions: instructions.optional(),
+    knowledge_bases: knowledgeBaseIds.optional(),
   })
-  .refine((v) => v.name !== undefined || v.profile_id !== undefined || v.instructions !== undefined, {
-    message: 'send name, profile_id and/or instructions',
+  .refine((v) => v.name !== undefined || v.profile_id !== undefined || v.instructions !== undefined || v.knowledge_bases !== undefined, {
+    message: 'send name, profile_id, instructions and/or knowledge_bases',
     path: ['name'],
   });
 

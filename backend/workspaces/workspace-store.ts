@@ -82,7 +82,7 @@ export class WorkspaceStore {
       const id = `ws-${randomBytes(6).toString('hex')}`;
       const entry: WorkspaceEntry = { id, name: input.name, profile_id: input.profile_id ?? null, created_at: new Date().toISOString() };
       await fs.mkdir(this.paths.workspaceSessions(id), { recursive: true, mode: 0o700 });
-      const full = await this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {});
+      const full = await this.writeMeta(entry, metaFields(input));
       index.workspaces.push(entry);
       return withInstructions(entry, full);
     });
@@ -95,10 +95,7 @@ export class WorkspaceStore {
       if (input.name !== undefined) entry.name = input.name;
       if (input.profile_id !== undefined) entry.profile_id = input.profile_id;
       await fs.mkdir(this.paths.workspaceDir(id), { recursive: true, mode: 0o700 });
-      return withInstructions(
-        entry,
-        await this.writeMeta(entry, input.instructions !== undefined ? { instructions: input.instructions } : {}),
-      );
+      return withInstructions(entry, await this.writeMeta(entry, metaFields(input)));
     });
   }
 
@@ -113,7 +110,22 @@ export class WorkspaceStore {
   }
 }
 
-/** The index entry as the API answers it, with the workspace's instructions when it has any. */
-function withInstructions(entry: WorkspaceEntry, full: Record<string, unknown>): WorkspaceEntry & { instructions?: string } {
-  return typeof full.instructions === 'string' ? { ...entry, instructions: full.instructions } : { ...entry };
+/** The fields only workspace.json holds, as a create or update sets them. */
+function metaFields(input: WorkspaceCreate | WorkspaceUpdate): Record<string, unknown> {
+  return {
+    ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
+    ...(input.knowledge_bases !== undefined ? { knowledge_bases: input.knowledge_bases } : {}),
+  };
+}
+
+/** The index entry as the API answers it, with the workspace's instructions and knowledge bases when it has any. */
+function withInstructions(
+  entry: WorkspaceEntry,
+  full: Record<string, unknown>,
+): WorkspaceEntry & { instructions?: string; knowledge_bases?: string[] } {
+  return {
+    ...entry,
+    ...(typeof full.instructions === 'string' ? { instructions: full.instructions } : {}),
+    ...(Array.isArray(full.knowledge_bases) ? { knowledge_bases: full.knowledge_bases as string[] } : {}),
+  };
 }
