@@ -12,6 +12,7 @@ import type {
 } from '../../../backend/knowledge/knowledge-api.js';
 import type { ErrorBody } from '../../../backend/http/errors-api.js';
 import { ApiFailure, joinUrl, type ApiClient } from '../api/client';
+import type { LiveMessage } from '../api/live-socket';
 
 export type {
   ChunkLocation,
@@ -52,9 +53,9 @@ export const kbPath = {
 /** States in which the job still runs (a progress bar moves, Pause applies). */
 export const ACTIVE_STATES: readonly SourceState[] = ['queued', 'parsing', 'embedding'];
 
-/** A WebSocket message that is a progress frame (the socket's own type does not list it yet). */
-export function asProgress(message: { type: string }): KnowledgeProgress | null {
-  return message.type === 'knowledge.progress' ? (message as unknown as KnowledgeProgress) : null;
+/** A WebSocket message that is a progress frame. */
+export function asProgress(message: LiveMessage): KnowledgeProgress | null {
+  return message.type === 'knowledge.progress' ? message : null;
 }
 
 /** A source with a progress frame applied: the frame is newer than anything fetched before it. */

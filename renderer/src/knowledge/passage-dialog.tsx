@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { ApiClient } from '../api/client';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Dialog, ErrorBanner } from '../ui/controls';
@@ -15,6 +16,32 @@ export interface PassageRef {
 
 type Chunk = SourceSpan['chunks'][number];
 
+/** Chunks a read route answers at most per call. */
+const PAGE = 200;
+
+/**
+ * The cited chunk with its neighbours, read page by page until found (a citation carries the
+ * chunk's id, not its place). A citation without a chunk (the whole source was sent) shows the
+ * source's text.
+ */
+async function findPassage(api: ApiClient, p: PassageRef): Promise<{ before?: Chunk; chunk: Chunk; after?: Chunk }[] | null> {
+  for (let from = 0; ; from += PAGE) {
+    const span = await api.get<SourceSpan>(kbPath.chunks(p.kb_id, p.source_id, from, from + PAGE - 1));
+    if (!p.chunk_id) return span.chunks.map((chunk) => ({ chunk }));
+    const i = span.chunks.findIndex((c) => c.chunk_id === p.chunk_id);
+    if (i >= 0) {
+      // A neighbour across a page boundary is fetched on its own.
+      const after =
+        span.chunks[i + 1] ??
+        (i === span.chunks.length - 1 && from + PAGE < span.chunks_total
+          ? (await api.get<SourceSpan>(kbPath.chunks(p.kb_id, p.source_id, from + PAGE, from + PAGE))).chunks[0]
+          : undefined);
+      return [{ before: span.chunks[i - 1], chunk: span.chunks[i]!, after }];
+    }
+    if (span.chunks.length === 0 || from + PAGE >= span.chunks_total) return null;
+  }
+}
+
 /**
  * The passage a citation or a search hit points at, read from the source's chunks, with the
  * chunks on either side for context; a PDF passage also offers its page in the original file.
@@ -23,28 +50,29 @@ export function PassageDialog(props: { passage: PassageRef; onClose(): void }) {
   const t = useT();
   const api = useApi();
   const p = props.passage;
-  const [span, setSpan] = useState<{ before?: Chunk; chunk: Chunk; after?: Chunk } | null>(null);
+  const [found, setFound] = useState<{ before?: Chunk; chunk: Chunk; after?: Chunk }[] | null>(null);
   const [error, setError] = useState<unknown>();
   const [opening, setOpening] = useState(false);
   const page = (n: number) => t('web.source.page', { n });
 
   useEffect(() => {
     let live = true;
-    api.get<SourceSpan>(kbPath.chunks(p.kb_id, p.source_id)).then(
-      (s) => {
+    findPassage(api, p).then(
+      (spans) => {
         if (!live) return;
-        const i = s.chunks.findIndex((c) => c.chunk_id === p.chunk_id);
-        if (i < 0) return setError(new Error(t('kb.passageGone')));
-        setSpan({ before: s.chunks[i - 1], chunk: s.chunks[i], after: s.chunks[i + 1] });
+        if (!spans) return setError(new Error(t('kb.passageGone')));
+        setFound(spans);
       },
       (err: unknown) => live && setError(err),
     );
     return () => {
       live = false;
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- read again only for another passage
   }, [api, p.kb_id, p.source_id, p.chunk_id, t]);
 
-  const location = span?.chunk.location ?? p.location;
+  const single = found?.length === 1 && p.chunk_id ? found[0] : null;
+  const location = single?.chunk.location ?? p.location;
   const where = location ? locationLabel(location, page) : '';
   const openPdf = async () => {
     setOpening(true);
@@ -72,15 +100,24 @@ export function PassageDialog(props: { passage: PassageRef; onClose(): void }) {
       <div className="dialog-body kb-passage">
         {where && <p className="muted small kb-passage-where">{where}</p>}
         <ErrorBanner error={error} />
-        {!span && !error && <p className="muted">{t('common.loading')}</p>}
-        {span && (
+        {!found && !error && <p className="muted">{t('common.loading')}</p>}
+        {single && (
           <>
-            {span.before && <p className="kb-passage-context">{span.before.text}</p>}
-            <blockquote className="kb-passage-text" data-chunk={span.chunk.chunk_id}>
-              {span.chunk.text}
+            {single.before && <p className="kb-passage-context">{single.before.text}</p>}
+            <blockquote className="kb-passage-text" data-chunk={single.chunk.chunk_id}>
+              {single.chunk.text}
             </blockquote>
-            {span.after && <p className="kb-passage-context">{span.after.text}</p>}
+            {single.after && <p className="kb-passage-context">{single.after.text}</p>}
           </>
+        )}
+        {found && !single && (
+          <div className="kb-passage-whole">
+            {found.map(({ chunk }) => (
+              <p key={chunk.chunk_id} className="kb-passage-context">
+                {chunk.text}
+              </p>
+            ))}
+          </div>
         )}
       </div>
       <div className="dialog-foot">
