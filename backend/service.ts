@@ -285,7 +285,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const knowledge = stores.knowledge;
   // Unfinished ingestion jobs resume once the backend runs (not on its start-up path).
   setTimeout(() => void knowledge.start().catch((err: Error) => logger.error(`knowledge: ${err.message}`)), 200).unref();
-  const chat = new ChatEngine({ stores, ws, logger, tools, attachments, web });
+  const chat = new ChatEngine({ stores, ws, logger, tools, attachments, web, knowledge });
   // The search index catches up with the logs once the backend runs (not on its start-up path).
   setTimeout(() => chat.search.start(), 500).unref();
   app.use(chatRoutes(stores, chat, (wid, sid, refs) => snapshotResources(mcp, attachments, wid, sid, refs)));
