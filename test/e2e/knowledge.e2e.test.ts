@@ -214,11 +214,23 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await conversation.getByText('The AURA-7 transfer fee is 7.3 percent').waitFor({ timeout: LONG });
     const cited = conversation.getByRole('region', { name: 'Sources' }).last();
     await cited.waitFor({ timeout: LONG });
+    // The citation stored on the reply is the one shown, and it opens exactly its chunk.
+    const wid = (await call('GET', '/api/workspaces')).workspaces[0].id as string;
+    const sid = (await call('GET', `/api/workspaces/${wid}/sessions`)).sessions[0].id as string;
+    const messages = (await call('GET', `/api/workspaces/${wid}/sessions/${sid}`)).messages as { citations?: any[] }[];
+    const stored = messages.flatMap((m) => m.citations ?? []);
+    assert.equal(stored.length, 1, JSON.stringify(stored));
+    const [c] = stored;
+    assert.deepEqual([c.n, c.kind, c.kb_id, c.name], [1, 'knowledge', kbId, 'aurora-guide.md']);
     const citation = cited.getByRole('button', { name: /aurora-guide\.md/ });
-    assert.match((await citation.textContent()) ?? '', /aurora-guide\.md · Aurora guide › Fees/);
+    assert.equal((await citation.textContent())?.trim(), `aurora-guide.md · ${c.location.heading.join(' › ')}`);
     await citation.click();
     const passage = page.getByRole('dialog', { name: 'aurora-guide.md' });
-    await passage.locator('blockquote', { hasText: '7.3 percent' }).waitFor({ timeout: LONG });
+    const quote = passage.locator(`blockquote[data-chunk="${c.chunk_id}"]`);
+    await quote.waitFor({ timeout: LONG });
+    const span = await call('GET', `/api/knowledge/${encodeURIComponent(kbId)}/sources/${c.source_id}/chunks`);
+    const chunk = span.chunks.find((x: { chunk_id: string }) => x.chunk_id === c.chunk_id);
+    assert.equal(await quote.textContent(), chunk.text);
     await screenshot(page, 'knowledge-03-citation');
     assert.deepEqual(await axeViolations(page), []);
     await passage.getByRole('button', { name: 'Close' }).click();
@@ -245,6 +257,7 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
 
     await page.goto(proc.url + '/#/chat');
     await page.getByRole('button', { name: '新对话' }).first().click();
+    await page.getByText('发送一条消息开始对话。').waitFor({ timeout: LONG });
     const box = page.getByRole('textbox', { name: '消息' });
     await box.fill('#');
     await page.getByRole('option', { name: '#Aurora docs' }).click();
@@ -254,10 +267,6 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await box.fill('AURA-7 手续费是多少？');
     await box.press('Enter');
     const reply = page.getByText('AURA-7 的转账手续费是 7.3%');
-    await reply.waitFor({ timeout: 15000 }).catch(async () => {
-      await screenshot(page, 'debug-zh');
-      console.log(JSON.stringify((await mock.journal()).slice(-2), null, 1).slice(0, 4000));
-    });
     await reply.waitFor({ timeout: LONG });
     await page
       .getByRole('region', { name: '来源' })
