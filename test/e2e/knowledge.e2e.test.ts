@@ -234,6 +234,22 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await screenshot(page, 'knowledge-03-citation');
     assert.deepEqual(await axeViolations(page), []);
     await passage.getByRole('button', { name: 'Close' }).click();
+
+    // The provider editor shows each model's kind; a workspace's knowledge bases are ticked in its Edit dialog.
+    await page.goto(`${proc.url}/#/providers`);
+    await page.getByRole('button', { name: 'Edit Mock' }).click();
+    const editor = page.getByRole('dialog', { name: 'Edit provider “Mock”' });
+    assert.equal(await editor.getByLabel('Kind 1').inputValue(), 'chat');
+    assert.equal(await editor.getByLabel('Kind 2').inputValue(), 'embedding');
+    assert.equal(await editor.getByLabel('Tools 2').isDisabled(), true, 'tools apply to chat models only');
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    await page.goto(`${proc.url}/#/workspaces`);
+    await page.getByRole('button', { name: 'Edit Docs' }).click();
+    const ws = page.getByRole('dialog', { name: 'Edit workspace' });
+    await ws.getByRole('checkbox', { name: 'Aurora docs' }).check();
+    await ws.getByRole('button', { name: 'Save' }).click();
+    await ws.waitFor({ state: 'detached' });
+    assert.deepEqual((await call('GET', `/api/workspaces/${wid}`)).knowledge_bases, [kbId]);
     await context.close();
   });
 

@@ -60,7 +60,7 @@ export function KbSearch(props: { kbId: string; vectors: boolean }) {
                 disabled={m.mode === 'vector' && !props.vectors}
                 onChange={() => setMode(m.mode)}
               />
-              {t(m.label)}
+              <span>{t(m.label)}</span>
             </label>
           ))}
         </fieldset>
