@@ -166,6 +166,7 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await pdfHits.first().waitFor({ timeout: LONG });
     const pdfHit = pdfHits.filter({ hasText: 'p. 2' });
     assert.match((await pdfHit.textContent()) ?? '', /borealis\.pdf.*p\. 2.*\(page 2\)/s);
+    await pdfHit.scrollIntoViewIfNeeded();
     await screenshot(page, 'knowledge-02-search');
     await pdfHit.getByRole('button', { name: 'borealis.pdf' }).click();
     const passage = page.getByRole('dialog', { name: 'borealis.pdf' });
