@@ -22,7 +22,19 @@ import { zhMgmt } from './zh-mgmt';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp, ...enRemote, ...enWeb, ...enKnowledge };
+const en = {
+  ...enCore,
+  ...enConfig,
+  ...enOps,
+  ...enMgmt,
+  ...enChat,
+  ...enDevices,
+  ...enDesk,
+  ...enMcp,
+  ...enRemote,
+  ...enWeb,
+  ...enKnowledge,
+};
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
 /** `auto` follows the system's language; a profile's `language` is the assistant's, never the UI's. */
