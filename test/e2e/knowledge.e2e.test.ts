@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Aimock } from '../helpers/aimock.js';
 import type { BackendProcess } from '../helpers/backend-process.js';
+import { startEmbeddingServer, type EmbeddingServer } from '../helpers/embedding-server.js';
 import { makePdf } from '../helpers/test-files.js';
 import { launchChromium, screenshot, watchErrors } from './browser.js';
 import { apiAs, axeViolations } from './chat-page-kit.js';
@@ -34,6 +35,7 @@ const FIXTURES = [
 describe('knowledge bases in Chromium: create, add files, watch them index, search, cite in chat', { timeout: 600_000 }, () => {
   let proc: BackendProcess;
   let mock: Aimock;
+  let vectors: EmbeddingServer;
   let browser: Browser;
   let credential: string;
   let call: ReturnType<typeof apiAs>;
@@ -62,6 +64,7 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
 
   before(async () => {
     mock = await Aimock.start(FIXTURES);
+    vectors = await startEmbeddingServer();
     ({ proc, credential } = await startPairedUi());
     call = apiAs(proc.url, credential);
     await call('POST', '/api/config/providers', {
@@ -75,6 +78,15 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
         { id: 'emb', name: 'Embedder', kind: 'embedding' },
       ],
     });
+    // A local embeddings server the last test makes fail and go slow.
+    await call('POST', '/api/config/providers', {
+      id: 'local',
+      name: 'Local',
+      type: 'compat',
+      base_url: vectors.baseUrl,
+      api_key: 'sk-local',
+      models: [{ id: 'vec', kind: 'embedding' }],
+    });
     await call('PUT', '/api/config/defaults', { provider: 'mock', model: 'm1' });
     await call('POST', '/api/workspaces', { name: 'Docs' });
     browser = await launchChromium();
@@ -85,6 +97,7 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await proc?.stop();
     proc?.cleanup();
     await mock?.stop();
+    await vectors?.close();
     for (const errors of errorLists) assert.deepEqual(errors, []);
   });
 
@@ -108,7 +121,7 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await dialog.getByLabel('Description').fill('Fees and limits of Aurora transfers');
     // Only the model marked as an embedding model is offered; the chat model is not.
     const embedding = dialog.getByLabel('Embedding model');
-    assert.deepEqual(await embedding.locator('option').allTextContents(), ['None (words only)', 'Mock · Embedder']);
+    assert.deepEqual(await embedding.locator('option').allTextContents(), ['None (words only)', 'Mock · Embedder', 'Local · vec']);
     await embedding.selectOption('mock:emb');
     assert.deepEqual(await dialog.getByLabel('Rerank model').locator('option').allTextContents(), ['No reranking']);
     await dialog.getByRole('button', { name: 'Create' }).click();
@@ -293,6 +306,51 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await page.getByRole('dialog', { name: 'aurora-guide.md' }).locator('blockquote').waitFor({ timeout: LONG });
     await screenshot(page, 'knowledge-05-zh-citation');
     assert.deepEqual(await axeViolations(page), []);
+    await context.close();
+  });
+
+  it('a failed source says why and Retry indexes it; Pause and Resume control a running job', async () => {
+    const { context, page } = await open();
+    const kb = await call('POST', '/api/knowledge', { name: 'Flaky', embedding: { model: 'local:vec' } });
+    await page.goto(`${proc.url}/#/knowledge/${kb.id}`);
+    await page.getByRole('heading', { name: 'Flaky', level: 1 }).waitFor({ timeout: LONG });
+    const sources = page.getByRole('region', { name: 'Sources' });
+
+    vectors.fail({ status: 401 });
+    await page.getByRole('button', { name: 'Add a note' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add a note' });
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    // Both fields are required, said under each before anything is sent.
+    assert.equal(await dialog.getByText('Title is required.').count(), 1);
+    assert.equal(await dialog.getByText('Text is required.').count(), 1);
+    await dialog.getByLabel('Title').fill('Shift notes');
+    await dialog.getByLabel('Text').fill('The night shift hands over at six with the pager and the keys.');
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    const row = sources.locator('tr', { hasText: 'Shift notes' });
+    await row.locator('.badge', { hasText: 'Failed' }).waitFor({ timeout: LONG });
+    assert.match((await row.textContent()) ?? '', /Failed: The provider refused the key \(HTTP 401\).*\(provider_auth\)/s);
+    await screenshot(page, 'knowledge-06-failed');
+    assert.deepEqual(await axeViolations(page), []);
+    vectors.fail(null);
+    await row.getByRole('button', { name: 'Retry Shift notes' }).click();
+    await row.locator('text=Ready').waitFor({ timeout: LONG });
+    assert.equal(await row.getByRole('button', { name: 'Retry Shift notes' }).count(), 0);
+
+    // A slow provider: the job is paused mid-way, then resumed to the end.
+    vectors.slowMs = 2_000;
+    const before = vectors.requests;
+    await page.getByRole('button', { name: 'Add a note' }).click();
+    const second = page.getByRole('dialog', { name: 'Add a note' });
+    await second.getByLabel('Title').fill('Pager rules');
+    await second.getByLabel('Text').fill('Whoever holds the pager answers within ten minutes, day or night.');
+    await second.getByRole('button', { name: 'Add' }).click();
+    const slow = sources.locator('tr', { hasText: 'Pager rules' });
+    await vectors.waitForRequests(before + 1);
+    await slow.getByRole('button', { name: 'Pause Pager rules' }).click();
+    await slow.locator('text=Paused').waitFor({ timeout: LONG });
+    vectors.slowMs = 0;
+    await slow.getByRole('button', { name: 'Resume Pager rules' }).click();
+    await slow.locator('text=Ready').waitFor({ timeout: LONG });
     await context.close();
   });
 });
