@@ -346,6 +346,8 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await second.getByRole('button', { name: 'Add' }).click();
     const slow = sources.locator('tr', { hasText: 'Pager rules' });
     await vectors.waitForRequests(before + 1);
+    // While the provider works on it, the row shows its job's bar.
+    await slow.getByRole('progressbar', { name: 'Indexing Pager rules' }).waitFor({ timeout: LONG });
     await slow.getByRole('button', { name: 'Pause Pager rules' }).click();
     await slow.locator('text=Paused').waitFor({ timeout: LONG });
     vectors.slowMs = 0;

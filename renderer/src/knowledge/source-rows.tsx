@@ -40,11 +40,12 @@ function SourceProgress({ source }: { source: KnowledgeSource }) {
   const t = useT();
   const label = t('kb.progressOf', { name: source.name });
   const { chunks_done: done, chunks_total: total, state } = source;
-  if (state === 'ready') return null;
+  // A finished or failed job has no bar: its count and its reason say the rest.
+  if (state === 'ready' || state === 'failed') return null;
   const value = total > 0 ? Math.min(done, total) : undefined;
   return (
     <div className="kb-progress">
-      <progress aria-label={label} max={total > 0 ? total : undefined} value={state === 'failed' && !value ? 0 : value} />
+      <progress aria-label={label} max={total > 0 ? total : undefined} value={value} />
       {total > 0 && <span className="small muted">{t('kb.chunksOf', { done: Math.min(done, total), total })}</span>}
     </div>
   );
