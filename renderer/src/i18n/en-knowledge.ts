@@ -29,6 +29,7 @@ export const enKnowledge = {
   'kb.lexicalOnly': 'None (words only)',
   'kb.lexicalOnlyNote': 'Searched by words only (no embedding model).',
   'kb.usesModel': 'Embeddings: {model} ({dims} dimensions)',
+  'kb.usesModelNew': 'Embeddings: {model} (dimensions learnt from its first answer)',
   'kb.usesRerank': 'Rerank: {model}',
   'kb.modelMissing': '{model} (not available)',
   'kb.reembedding': 'Re-embedding with the new model: {done} of {total} passages. Search by words answers meanwhile.',

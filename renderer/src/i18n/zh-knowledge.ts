@@ -30,6 +30,7 @@ export const zhKnowledge: Record<keyof typeof enKnowledge, string> = {
   'kb.lexicalOnly': '无（仅按词语）',
   'kb.lexicalOnlyNote': '仅按词语检索（未设置嵌入模型）。',
   'kb.usesModel': '嵌入：{model}（{dims} 维）',
+  'kb.usesModelNew': '嵌入：{model}（维度由首次返回确定）',
   'kb.usesRerank': '重排序：{model}',
   'kb.modelMissing': '{model}（不可用）',
   'kb.reembedding': '正在用新模型重新嵌入：{done} / {total} 个段落。期间按词语检索仍可使用。',

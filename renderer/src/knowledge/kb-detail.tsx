@@ -47,7 +47,11 @@ export function KbDetail(props: { id: string; onBack(): void }) {
       <ErrorBanner error={error} />
       {kb && (
         <p className="small muted kb-models">
-          {kb.embedding ? t('kb.usesModel', { model: kb.embedding.model, dims: kb.embedding.dimensions ?? '?' }) : t('kb.lexicalOnlyNote')}
+          {!kb.embedding
+            ? t('kb.lexicalOnlyNote')
+            : kb.embedding.dimensions
+              ? t('kb.usesModel', { model: kb.embedding.model, dims: kb.embedding.dimensions })
+              : t('kb.usesModelNew', { model: kb.embedding.model })}
           {kb.rerank ? ` · ${t('kb.usesRerank', { model: kb.rerank.model })}` : ''}
         </p>
       )}
