@@ -40,7 +40,7 @@ import { ConfigStore } from './config/config-store.js';
 import { dataPaths, prepareDataDir, type DataPaths } from './data/data-dir.js';
 import { readIfExists } from './data/atomic-write.js';
 import { ApiError, errorMiddleware, notFoundHandler } from './http/errors.js';
-import { PREVIEW_CSP, PREVIEW_PATH } from './http/preview-page.js';
+import { PREVIEW_CSP, PREVIEW_PATH } from './http/preview-api.js';
 import {
   DESKTOP_RENDERER_ORIGIN,
   hostOriginGuard,

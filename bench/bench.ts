@@ -20,6 +20,7 @@ import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
 import { routeBuilds } from './route-bench.js';
+import { searchFigures } from './search-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
 import { tlsFigures } from './tls-bench.js';
 import { webFigures } from './web-bench.js';
@@ -40,6 +41,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   tls: () => tlsFigures(),
   desk: () => deskFigures(),
   history: () => historyFigures(),
+  search: () => searchFigures(),
   attachments: () => attachmentFigures(),
   artifacts: () => artifactFigures(),
   web: () => webFigures(),

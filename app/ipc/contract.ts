@@ -43,6 +43,7 @@ export const INVOKE = {
   remotePair: 'remote:pair',
   remoteUse: 'remote:use',
   remoteForget: 'remote:forget',
+  previewOpen: 'preview:open',
 } as const;
 
 /** Main -> renderer events (webContents.send). */
@@ -58,6 +59,9 @@ export const EVENTS = {
 } as const;
 
 export type InvokeChannel = (typeof INVOKE)[keyof typeof INVOKE];
+
+/** The largest artifact the full-size preview window takes (a long HTML page or a big diagram's SVG). */
+export const PREVIEW_MAX_CHARS = 16 * 1024 * 1024;
 export type EventChannel = (typeof EVENTS)[keyof typeof EVENTS];
 
 /**
@@ -108,6 +112,11 @@ export const REQUEST_SCHEMAS = /* @__PURE__ */ (() => {
       target: z.string().regex(/^(local|https?:\/\/[^/\s]+)$/, 'must be "local" or a paired origin'),
     }),
     'remote:forget': z.strictObject({ origin: z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be an origin (https://host:port)') }),
+    'preview:open': z.strictObject({
+      kind: z.enum(['html', 'svg', 'diagram'], 'must be "html", "svg" or "diagram" (a drawn Mermaid diagram)'),
+      code: z.string('must be a string').max(PREVIEW_MAX_CHARS, `must be at most ${PREVIEW_MAX_CHARS} characters`),
+      title: z.string('must be a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    }),
   } satisfies Record<InvokeChannel, z.ZodType>;
 })();
 
@@ -137,7 +146,12 @@ export interface ResponseValues {
   /** The window reloads on the chosen backend right after answering. */
   'remote:use': null;
   'remote:forget': RemotesState;
+  /** The full-size preview window is open (it shows the artifact once its page has loaded). */
+  'preview:open': null;
 }
+
+/** An artifact for the desktop full-size preview window (docs/artifacts.md). */
+export type PreviewOpen = RequestPayload<'preview:open'>;
 
 /** The desktop shell's settings as the renderer shows them. */
 export interface DesktopState {
@@ -241,6 +255,10 @@ export interface ServiceAppApi {
     forget(origin: string): Promise<IpcResult<RemotesState>>;
     onConnectRequested(listener: () => void): Unsubscribe;
     onRefused(listener: (refusal: Refusal) => void): Unsubscribe;
+  };
+  preview: {
+    /** "Open full size": the artifact in a window of its own, as sandboxed as the in-chat preview. */
+    open(input: PreviewOpen): Promise<IpcResult<null>>;
   };
   theme: {
     /** The renderer's theme choice, so the window's own parts (title bar, menus, dialogs) match (nativeTheme). */

@@ -1,11 +1,15 @@
+import { PREVIEW_PATH } from '../../backend/http/preview-api.js';
 import { REQUEST_SCHEMAS, type InvokeChannel, type IpcResult, type RequestPayload, type ResponseValues } from './contract.js';
 
-/** The only page allowed to call the main process: the renderer served over app://renderer/. */
+/**
+ * The only page allowed to call the main process: the renderer served over app://renderer/, never
+ * its artifact preview page (code a model wrote; it has no preload either, this is the second lock).
+ */
 export function isTrustedSenderUrl(url: string | undefined | null): boolean {
   if (!url) return false;
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'app:' && parsed.host === 'renderer';
+    return parsed.protocol === 'app:' && parsed.host === 'renderer' && parsed.pathname !== PREVIEW_PATH;
   } catch {
     return false;
   }

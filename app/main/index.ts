@@ -16,6 +16,7 @@ import { createCredentialStore } from './credential-store.js';
 import { registerIpc, sendConnectRemote, sendShowLogs } from './ipc-handlers.js';
 import { installMenu } from './menu.js';
 import { whenLoaded } from './page-load.js';
+import { registerPreviewWindows } from './preview-window.js';
 import { registerRendererScheme, serveRenderer } from './protocol.js';
 import { resetPairingFromMenu } from './reset-pairing-menu.js';
 import { hardenWebContents } from './security.js';
@@ -80,6 +81,7 @@ async function run(): Promise<void> {
     () => remotes.activeOrigin() !== null,
   );
   serveRenderer(paths.rendererDir, remotes.activeOrigin);
+  registerPreviewWindows(paths.rendererDir);
   registerIpc({ supervisor, log, credentials, pendingReset, folders: { data: dataDir, logs: logDir }, window: () => window });
   // Set once the windows exist (the main window's close handler reads it).
   const life: { desktop?: DesktopLife } = {};

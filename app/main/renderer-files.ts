@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PREVIEW_CSP, PREVIEW_FILE } from '../../backend/http/preview-api.js';
 
 export const RENDERER_SCHEME = 'app';
 export const RENDERER_HOST = 'renderer';
@@ -41,27 +42,6 @@ export function contentSecurityPolicy(remoteOrigin: string | null = null): strin
 }
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
-
-/** The artifact preview page: it runs code a model wrote (docs/artifacts.md). */
-export const PREVIEW_FILE = 'preview.html';
-
-/**
- * The preview page's own policy, the same as the backend's (backend/http/preview-page.ts): no
- * request of any kind, inline script and style, data:/blob: images, an opaque origin by `sandbox`
- * even in its own window, framed only by the app's pages.
- */
-export const PREVIEW_CONTENT_SECURITY_POLICY: string = [
-  "default-src 'none'",
-  "script-src 'unsafe-inline'",
-  "style-src 'unsafe-inline'",
-  'img-src data: blob:',
-  'font-src data:',
-  'media-src data: blob:',
-  "form-action 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'self'",
-  'sandbox allow-scripts',
-].join('; ');
 
 /** A <meta> cannot carry frame-ancestors (browsers ignore it there); the header sets it. */
 export function metaPolicy(policy: string): string {
@@ -116,9 +96,10 @@ export function resolveRendererFile(root: string, requestUrl: string): RendererF
   return { ok: true, file };
 }
 
-/** The policy a served file gets: the preview page its own, every other file the app's. */
+/**
+ * The policy a served file gets: the artifact preview page its own (the backend's contract, so
+ * browsers and the desktop app get one policy), every other file the app's.
+ */
 export function policyForFile(rendererDir: string, file: string, remoteOrigin: string | null): string {
-  return path.resolve(file) === path.join(path.resolve(rendererDir), PREVIEW_FILE)
-    ? PREVIEW_CONTENT_SECURITY_POLICY
-    : contentSecurityPolicy(remoteOrigin);
+  return path.resolve(file) === path.join(path.resolve(rendererDir), PREVIEW_FILE) ? PREVIEW_CSP : contentSecurityPolicy(remoteOrigin);
 }

@@ -1,4 +1,5 @@
 import { app, dialog, session, shell, type BrowserWindow, type WebContents } from 'electron';
+import { hardenPreviewContents, isPreviewContents } from './preview-window.js';
 import { externalLinkDecision, isPermissionAllowed, isRendererUrl } from './security-policy.js';
 
 async function openExternal(url: string, owner: () => BrowserWindow | undefined): Promise<void> {
@@ -34,16 +35,19 @@ export function hardenWebContents(owner: () => BrowserWindow | undefined, remote
     isPermissionAllowed(permission, requestingOrigin, remoteInUse()),
   );
   app.on('web-contents-created', (_event, contents: WebContents) => {
+    // A full-size artifact preview gets stricter rules: it never opens a link outside either.
+    if (isPreviewContents(contents)) return hardenPreviewContents(contents);
     contents.on('will-navigate', (event, url) => {
       if (isRendererUrl(url)) return;
       event.preventDefault();
-      void openExternal(url, owner);
+      // Checked again here: a preview window never opens a link outside (preview-window.ts).
+      if (!isPreviewContents(contents)) void openExternal(url, owner);
     });
     contents.on('will-redirect', (event, url) => {
       if (!isRendererUrl(url)) event.preventDefault();
     });
     contents.setWindowOpenHandler(({ url }) => {
-      void openExternal(url, owner);
+      if (!isPreviewContents(contents)) void openExternal(url, owner);
       return { action: 'deny' };
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());

@@ -35,6 +35,9 @@ const api = {
     read: () => ipcRenderer.invoke(INVOKE.credentialRead),
     clear: () => ipcRenderer.invoke(INVOKE.credentialClear),
   },
+  preview: {
+    open: (input) => ipcRenderer.invoke(INVOKE.previewOpen, input),
+  },
   theme: {
     set: (choice) => ipcRenderer.invoke(INVOKE.themeSet, { choice }),
   },

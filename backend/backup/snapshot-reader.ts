@@ -5,6 +5,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import { listingProblem } from './portable-names.js';
+import { readLegacyManifest, type LegacyPlan } from './snapshot-legacy.js';
 import { DATA_PREFIX, isSafeRelative, Manifest, MANIFEST_ENTRY } from './snapshot-format.js';
 
 /** The snapshot cannot be restored: unreadable, damaged, or not one of ours. Nothing was changed. */
@@ -21,11 +22,18 @@ const ZEROS = Buffer.alloc(64 * 1024);
 /** Fails the stream once more bytes pass than `limit()` allows (the manifest's sizes, once known). */
 class ByteCap extends Transform {
   private seen = 0;
-  constructor(private readonly limit: () => number) {
+  constructor(
+    private readonly limit: () => number,
+    private readonly manifestFirst: boolean,
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    if (this.seen === 0 && !chunk.subarray(0, TAR_START.length).equals(TAR_START.subarray(0, Math.min(chunk.length, TAR_START.length)))) {
+    if (
+      this.seen === 0 &&
+      this.manifestFirst &&
+      !chunk.subarray(0, TAR_START.length).equals(TAR_START.subarray(0, Math.min(chunk.length, TAR_START.length)))
+    ) {
       return done(new SnapshotInvalidError('the snapshot does not start with manifest.json (not a backup of this version)'));
     }
     this.seen += chunk.length;
@@ -82,10 +90,10 @@ function writeEntry(entry: ReadEntry, target: string, open: Set<number>): Promis
 }
 
 /** The manifest, checked as a whole before any data entry is unpacked; throws naming the problem. */
-function parseManifest(bytes: Buffer): Manifest {
+function parseManifest(bytes: Buffer | Manifest): Manifest {
   let manifest: Manifest;
   try {
-    manifest = Manifest.parse(JSON.parse(bytes.toString('utf8')));
+    manifest = Manifest.parse(Buffer.isBuffer(bytes) ? JSON.parse(bytes.toString('utf8')) : bytes);
   } catch (err) {
     throw new SnapshotInvalidError(`the snapshot's manifest.json is invalid: ${(err as Error).message.slice(0, 300)}`);
   }
@@ -101,7 +109,7 @@ function parseManifest(bytes: Buffer): Manifest {
 }
 
 /** Bytes of tar stream the manifest allows: each entry's header and padded body, plus the end. */
-function streamLimit(manifest: Manifest, manifestSize: number): number {
+function streamLimit(manifest: { dirs: unknown[]; files: { size: number }[] }, manifestSize: number): number {
   const padded = (n: number) => Math.ceil(n / 512) * 512;
   let total = HEADER_ALLOWANCE + padded(manifestSize) + 20 * 512;
   for (const f of manifest.files) total += HEADER_ALLOWANCE + padded(f.size);
@@ -123,21 +131,31 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
     throw new SnapshotInvalidError(`cannot read ${file}: ${(err as Error).message}`);
   }
   if (!head.equals(GZIP_MAGIC)) throw new SnapshotInvalidError('the snapshot is not gzip-compressed (only gzip snapshots are accepted)');
+  // An older snapshot (format 1, the manifest last) is read twice: its manifest first, then the data.
+  let legacy: LegacyPlan | undefined;
+  if (!(await startsWithManifest(file))) {
+    try {
+      legacy = await readLegacyManifest(file);
+    } catch (err) {
+      throw new SnapshotInvalidError(`the snapshot is not a valid backup: ${(err as Error).message}`, { cause: err });
+    }
+  }
   await fs.mkdir(staging, { recursive: false, mode: 0o700 });
 
   const written = new Map<string, Written>();
   const dirs = new Set<string>();
   const pending: Promise<unknown>[] = [];
   const openFiles = new Set<number>();
-  let manifest: Manifest | undefined;
-  let listedFiles = new Map<string, Manifest['files'][number]>();
-  let listedDirs = new Set<string>();
-  let limit = MAX_MANIFEST_BYTES + HEADER_ALLOWANCE * 2;
+  let manifest: Manifest | undefined = legacy && parseManifest(legacy.manifest);
+  let listedFiles = new Map((manifest?.files ?? []).map((f) => [f.path, f]));
+  let listedDirs = new Set(manifest?.dirs);
+  let limit = legacy ? streamLimit(legacy.listed, legacy.manifestBytes.length) : MAX_MANIFEST_BYTES + HEADER_ALLOWANCE * 2;
   let problem: string | undefined;
-  let first = true;
+  let first = !legacy;
+  let legacyManifestSeen = false;
   const input = createReadStream(file);
   const gunzip = createGunzip();
-  const cap = new ByteCap(() => limit);
+  const cap = new ByteCap(() => limit, !legacy);
   const stop = (why: string) => {
     problem ??= why;
     // Nothing more is worth reading: the snapshot is refused.
@@ -166,8 +184,18 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
       return;
     }
     if (!manifest) return stop('the manifest was not read before the data');
+    if (legacy && entry.path === MANIFEST_ENTRY && !legacyManifestSeen) {
+      // The same bytes as the first pass read, or the file changed between the two.
+      legacyManifestSeen = true;
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => !Buffer.concat(chunks).equals(legacy.manifestBytes) && stop('the manifest changed while it was read'));
+      return;
+    }
     if (!entry.path.startsWith(DATA_PREFIX)) return stop(`unexpected entry "${entry.path}"`);
     const rel = entry.path.slice(DATA_PREFIX.length).replace(/\/$/, '');
+    // Identity and derived entries of an older snapshot: listed, never unpacked.
+    if (legacy?.skip.has(rel)) return entry.resume();
     if (!isSafeRelative(rel)) return stop(`unsafe path "${entry.path}"`);
     if (entry.type === 'Directory') {
       if (!listedDirs.has(rel)) return stop(`folder "${rel}" is in the snapshot but not in its manifest`);
@@ -231,8 +259,28 @@ export async function unpackVerified(file: string, staging: string): Promise<Man
     for (const p of pending) p.catch(() => undefined);
     for (const s of [gunzip, cap]) s.destroy();
   }
+  if (legacy && !legacyManifestSeen) problem ??= 'the manifest changed while it was read';
   if (problem) throw new SnapshotInvalidError(`the snapshot is not a valid backup: ${problem}`);
   return checkAgainstManifest(manifest, written, dirs);
+}
+
+/** Whether the tar stream inside starts with manifest.json (format 2); true when it cannot tell (the usual read says why). */
+async function startsWithManifest(file: string): Promise<boolean> {
+  const input = createReadStream(file);
+  const gunzip = createGunzip();
+  try {
+    let head = Buffer.alloc(0);
+    for await (const chunk of input.pipe(gunzip)) {
+      head = Buffer.concat([head, chunk as Buffer]);
+      if (head.length >= TAR_START.length) break;
+    }
+    return head.length < TAR_START.length || head.subarray(0, TAR_START.length).equals(TAR_START);
+  } catch {
+    return true;
+  } finally {
+    input.destroy();
+    gunzip.destroy();
+  }
 }
 
 function checkAgainstManifest(manifest: Manifest | undefined, written: Map<string, Written>, dirs: Set<string>): Manifest {

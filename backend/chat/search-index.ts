@@ -9,9 +9,12 @@ import type { LogRecord } from './chat-types.js';
 import { forEachLine } from './log-lines.js';
 import { matchQuery, searchableOf, searchTerms, snippetOf } from './search-text.js';
 
-const VERSION = '1';
+// 2: a prefix index for three-letter prefixes (a query of 16 of them took 0.2-0.6 s on 30,000 messages).
+const VERSION = '2';
 const BATCH = 500;
 const MAX_LINE = 64 * 1024 * 1024;
+/** Matches ranked by bm25 at most (the most recently indexed); about 30 ms for 16 terms. */
+const RANK_WINDOW = 2000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -19,7 +22,7 @@ CREATE TABLE IF NOT EXISTS sessions(workspace_id TEXT NOT NULL, session_id TEXT 
   PRIMARY KEY(workspace_id, session_id));
 CREATE TABLE IF NOT EXISTS msgs(id INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL, session_id TEXT NOT NULL,
   message_id TEXT NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL, UNIQUE(workspace_id, session_id, message_id));
-CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(terms, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(terms, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2', prefix='3');
 `;
 
 export interface SearchPage {
@@ -39,7 +42,7 @@ export interface SearchPage {
 export class SearchIndex {
   private readonly queue = new SerialQueue();
   private catching: Promise<boolean> | null = null;
-  private readonly st: Record<'logBytes' | 'setBytes' | 'find' | 'insert' | 'update' | 'docDel' | 'docAdd', StatementSync>;
+  private readonly st: Record<'logBytes' | 'setBytes' | 'find' | 'insert' | 'update' | 'docDel' | 'docAdd' | 'hit', StatementSync>;
 
   private constructor(
     private db: DatabaseSync,
@@ -56,6 +59,7 @@ export class SearchIndex {
       update: p('UPDATE msgs SET body = ?, created_at = ? WHERE id = ?'),
       docDel: p('DELETE FROM docs WHERE rowid = ?'),
       docAdd: p('INSERT INTO docs(rowid, terms) VALUES (?, ?)'),
+      hit: p('SELECT workspace_id, session_id, message_id, body FROM msgs WHERE id = ?'),
     };
   }
 
@@ -205,26 +209,40 @@ export class SearchIndex {
     for (const k of known) if (!seen.has(`${k.workspace_id}/${k.session_id}`)) this.removeSession(k.workspace_id, k.session_id);
   }
 
-  /** Ranked hits (bm25, then newest), `limit` from `offset`, optionally in one workspace. */
+  /**
+   * Ranked hits (bm25, then newest), `limit` from `offset`, optionally in one workspace. Ranking is
+   * what costs (bm25 for every match: 0.4 s for 16 common words over 30,000 messages), so only the
+   * RANK_WINDOW most recently indexed matches are ranked; a query matching more pages on past them
+   * newest first. Finding the matches in rowid order stops at the window: the work stays bounded.
+   */
   search(q: string, options: { workspaceId?: string; limit: number; offset: number }): SearchPage {
     const { match, terms, dropped } = matchQuery(q);
     const indexing = this.catching !== null;
     const cut = { terms, terms_dropped: dropped };
     if (!match) return { hits: [], has_more: false, indexing, ...cut };
-    const where = options.workspaceId ? 'AND m.workspace_id = ?' : '';
-    const args: (string | number)[] = [match, ...(options.workspaceId ? [options.workspaceId] : []), options.limit + 1, options.offset];
-    const rows = this.db
-      .prepare(
-        `SELECT m.workspace_id, m.session_id, m.message_id, m.body FROM docs JOIN msgs m ON m.id = docs.rowid
-         WHERE docs MATCH ? ${where} ORDER BY docs.rank, m.created_at DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...args) as { workspace_id: string; session_id: string; message_id: string; body: string }[];
-    const hits = rows.slice(0, options.limit).map((r) => ({
-      workspace_id: r.workspace_id,
-      session_id: r.session_id,
-      message_id: r.message_id,
-      snippet: snippetOf(r.body, q),
-    }));
+    const filter = options.workspaceId ? [options.workspaceId] : [];
+    const where = `docs MATCH ? ${options.workspaceId ? 'AND m.workspace_id = ?' : ''}`;
+    const want = options.limit + 1;
+    const rows = [] as { id: number }[];
+    if (options.offset < RANK_WINDOW)
+      rows.push(
+        ...(this.db
+          .prepare(
+            `SELECT w.id FROM (SELECT m.id, m.created_at, bm25(docs) AS score FROM docs JOIN msgs m ON m.id = docs.rowid
+             WHERE ${where} ORDER BY docs.rowid DESC LIMIT ${RANK_WINDOW}) w ORDER BY w.score, w.created_at DESC LIMIT ? OFFSET ?`,
+          )
+          .all(match, ...filter, want, options.offset) as { id: number }[]),
+      );
+    if (rows.length < want)
+      rows.push(
+        ...(this.db
+          .prepare(`SELECT m.id FROM docs JOIN msgs m ON m.id = docs.rowid WHERE ${where} ORDER BY docs.rowid DESC LIMIT ? OFFSET ?`)
+          .all(match, ...filter, want - rows.length, Math.max(RANK_WINDOW, options.offset)) as { id: number }[]),
+      );
+    const hits = rows.slice(0, options.limit).map(({ id }) => {
+      const r = this.st.hit.get(id) as { workspace_id: string; session_id: string; message_id: string; body: string };
+      return { workspace_id: r.workspace_id, session_id: r.session_id, message_id: r.message_id, snippet: snippetOf(r.body, q) };
+    });
     return { hits, has_more: rows.length > options.limit, indexing, ...cut };
   }
 

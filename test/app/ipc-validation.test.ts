@@ -10,7 +10,7 @@ describe('IPC contract', () => {
   it('has a schema for every request channel and prefixed channel names', () => {
     assert.deepEqual(Object.keys(REQUEST_SCHEMAS).sort(), Object.values(INVOKE).sort());
     for (const channel of [...Object.values(INVOKE), ...Object.values(EVENTS)]) {
-      assert.match(channel, /^(backend|pairing|folders|credential|menu|theme|desktop|app|remote):[a-z-]+$/);
+      assert.match(channel, /^(backend|pairing|folders|credential|menu|theme|desktop|app|remote|preview):[a-z-]+$/);
     }
   });
 });
@@ -19,7 +19,9 @@ describe('IPC validation in main', () => {
   it('accepts only the renderer served over app://renderer as sender', () => {
     assert.equal(isTrustedSenderUrl(RENDERER), true);
     assert.equal(isTrustedSenderUrl('app://renderer/#/logs'), true);
-    for (const url of ['https://example.com/', 'file:///tmp/index.html', 'app://other/', 'http://127.0.0.1:8080/', '', undefined]) {
+    const others = ['https://example.com/', 'file:///tmp/index.html', 'app://other/', 'http://127.0.0.1:8080/', '', undefined];
+    // The artifact preview page runs code a model wrote: it has no preload, and is refused here too.
+    for (const url of [...others, 'app://renderer/preview.html', 'app://renderer/preview.html#x']) {
       assert.equal(isTrustedSenderUrl(url), false, String(url));
     }
   });

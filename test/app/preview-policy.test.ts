@@ -3,13 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  CONTENT_SECURITY_POLICY,
-  PREVIEW_CONTENT_SECURITY_POLICY,
-  policyForFile,
-  resolveRendererFile,
-} from '../../app/main/renderer-files.js';
-import { PREVIEW_CSP } from '../../backend/http/preview-page.js';
+import { CONTENT_SECURITY_POLICY, policyForFile, resolveRendererFile } from '../../app/main/renderer-files.js';
+import { PREVIEW_CSP } from '../../backend/http/preview-api.js';
 
 const ROOT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 const directives = (policy: string) => new Map(policy.split(/;\s*/).map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
@@ -20,7 +15,7 @@ describe('the artifact preview page (app://renderer/preview.html)', () => {
   it('is the only file served with the preview policy; every other file keeps the app policy', () => {
     const preview = resolveRendererFile(root, 'app://renderer/preview.html');
     assert.ok(preview.ok);
-    assert.equal(policyForFile(root, preview.file, null), PREVIEW_CONTENT_SECURITY_POLICY);
+    assert.equal(policyForFile(root, preview.file, null), PREVIEW_CSP, 'the backend’s policy: one contract for browsers and the app');
     for (const url of ['app://renderer/', 'app://renderer/index.html', 'app://renderer/assets/preview.html', 'app://renderer/preview']) {
       const file = resolveRendererFile(root, url);
       assert.ok(file.ok, url);
@@ -28,15 +23,14 @@ describe('the artifact preview page (app://renderer/preview.html)', () => {
     }
   });
 
-  it('allows no request at all, runs sandboxed with an opaque origin, and is the backend’s policy too', () => {
-    const d = directives(PREVIEW_CONTENT_SECURITY_POLICY);
+  it('allows no request at all, and runs sandboxed with an opaque origin', () => {
+    const d = directives(PREVIEW_CSP);
     assert.equal(d.get('default-src'), "'none'");
     assert.equal(d.get('script-src'), "'unsafe-inline'", 'inline only: no URL, no eval');
     assert.equal(d.get('img-src'), 'data: blob:');
     assert.equal(d.get('form-action'), "'none'");
     assert.equal(d.get('sandbox'), 'allow-scripts', 'never allow-same-origin, popups, forms, downloads or top navigation');
     assert.ok(!d.has('connect-src') && !d.has('frame-src') && !d.has('child-src'), 'everything else falls back to none');
-    assert.equal(PREVIEW_CSP, PREVIEW_CONTENT_SECURITY_POLICY, 'the browser (backend) and the desktop app serve the same policy');
   });
 
   it('leaves the app’s own script-src without unsafe-inline (a srcdoc frame would have needed it)', () => {

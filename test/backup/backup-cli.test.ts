@@ -118,7 +118,7 @@ describe('backup and restore sub-commands', () => {
       [tampered, /SKILL\.md" fails its checksum/],
       [escape, /unsafe path/],
       [link, /not a plain file/],
-      [other, /does not start with manifest\.json/],
+      [other, /has no manifest\.json \(not a backup of this service\)/],
       [path.join(work, 'missing.tar.gz'), /cannot read/],
     ];
     const listing = backupsOf(dataDir);

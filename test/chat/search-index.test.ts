@@ -36,6 +36,12 @@ describe('search: a persistent full-text index of the logs', () => {
     });
     await writeSession(path.join(sessionsOf(other), 's-b'), 's-b', { messages: 3, extra: () => 'zebrafish' });
     await writeSession(path.join(sessionsOf(other), 's-c'), 's-c', { messages: 1, extra: () => TANGO.join(' ') });
+    // More matches than are ranked (the 2,000 newest): message 2090 says it three times.
+    await writeSession(path.join(sessionsOf(other), 's-d'), 's-d', {
+      messages: 2100,
+      textChars: 40,
+      extra: (i) => (i === 2090 ? 'quokka quokka quokka' : 'quokka'),
+    });
     await rig.proc.stop();
     await rig.restart();
   });
@@ -64,6 +70,20 @@ describe('search: a persistent full-text index of the logs', () => {
     assert.equal((await rig.call('GET', '/api/search?q=zebrafish&limit=0')).body.error.field, 'limit');
     assert.equal((await rig.call('GET', '/api/search?q=zebrafish&offset=-1')).body.error.field, 'offset');
     assert.equal((await rig.call('GET', '/api/search?q=zebrafish&workspace_id=nope')).status, 404);
+  });
+
+  it('a query matching more messages than are ranked pages through every one of them once', async () => {
+    const seen = new Set<string>();
+    let first: any;
+    for (let offset = 0; ; offset += 100) {
+      const page = await settled(`q=quokka&limit=100&offset=${offset}`);
+      first ??= page.hits[0];
+      for (const h of page.hits) seen.add(h.message_id);
+      if (page.has_more) assert.equal(page.hits.length, 100);
+      if (!page.has_more) break;
+    }
+    assert.equal(seen.size, 2100, 'every match once, across the ranked ones and the rest');
+    assert.equal(first.message_id, messageId(2090), 'the best of the newest matches comes first');
   });
 
   it('finds Chinese text inside longer runs, and words by their beginning', async () => {

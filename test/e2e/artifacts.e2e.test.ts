@@ -8,6 +8,7 @@ import { api, BackendProcess } from '../helpers/backend-process.js';
 import { assertAccessible } from './axe.js';
 import { buildRenderer, launchChromium, screenshot, watchErrors } from './browser.js';
 import { apiAs, mockProvider, pageCredential } from './chat-page-kit.js';
+import { renderScript } from '../../app/main/preview-window-policy.js';
 
 const LONG = 60_000;
 
@@ -189,7 +190,7 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     await page.frameLocator('iframe.preview-frame').last().getByText('whole document').waitFor({ timeout: LONG });
   });
 
-  it('Mermaid loads on first use, draws inside the frame, and a broken diagram shows its error and code', async () => {
+  it('Mermaid loads on first use, draws in a sandboxed frame, parses its library once, and a broken diagram shows its error and code', async () => {
     assert.ok(!requested.some((p) => /mermaid/.test(p)), 'Mermaid is not part of the first load');
     const reply = await send('diagram please');
     await reply.getByRole('button', { name: 'Preview' }).click();
@@ -203,6 +204,11 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     await broken.getByRole('alert').filter({ hasText: 'The diagram could not be drawn' }).waitFor({ timeout: LONG });
     await broken.locator('code', { hasText: 'A --> --> B' }).waitFor();
     await screenshot(page, 'artifact-mermaid-error-1280');
+    // Both diagrams went through one hidden diagram host: the library is fetched and parsed once.
+    assert.equal(requested.filter((p) => /\/assets\/mermaid[\w.-]*\.js$/.test(p)).length, 1, 'the library is fetched once');
+    const host = page.locator('iframe[data-diagram-host]');
+    assert.equal(await host.count(), 1, 'one diagram host frame');
+    assert.equal(await host.getAttribute('sandbox'), 'allow-scripts', 'the host is as powerless as a preview');
   });
 
   it('opens full size in a dialog that passes axe', async () => {
@@ -245,6 +251,45 @@ describe('artifacts: html, svg and Mermaid previews in a powerless frame', { tim
     const after = await page.evaluate('JSON.stringify(Object.entries(localStorage).filter(([k]) => k !== "artifact-previews"))');
     assert.equal(after, storage);
     assert.deepEqual(errors, []);
+  });
+
+  it('the desktop full-size window’s page: shows what the window posts to itself, opaque and offline', async () => {
+    // What app/main/preview-window.ts does: the preview page loaded on its own in a session of its
+    // own, the artifact handed over by the window's own script (renderScript). Electron's
+    // navigation and window rules on top are tested as plain modules (test/app/preview-window.test.ts).
+    const own = await browser.newContext({ viewport: { width: 1000, height: 760 } });
+    try {
+      const win = await own.newPage();
+      await win.goto(proc.url + '/preview.html');
+      const code =
+        '<!doctype html><html><body><h1>full size</h1><img src="' +
+        canaryUrl +
+        '/win-img"><script>' +
+        'const out = [];' +
+        'try { window.open("' +
+        canaryUrl +
+        '/win-open"); } catch (e) {}' +
+        'try { localStorage.length; out.push("storage read"); } catch (e) {}' +
+        'fetch("' +
+        canaryUrl +
+        '/win-fetch").catch(() => undefined).finally(() => { document.body.dataset.done = String(out.length === 0); });' +
+        '</script></body></html>';
+      await win.evaluate(renderScript({ kind: 'html', code, title: 'Preview' }));
+      await win.getByRole('heading', { name: 'full size' }).waitFor({ timeout: LONG });
+      await win.locator('body[data-done]').waitFor({ timeout: LONG });
+      assert.equal(await win.locator('body').getAttribute('data-done'), 'true', 'no storage in the window either');
+      assert.equal(await win.evaluate('origin'), 'null', 'an opaque origin without a frame around it');
+      assert.deepEqual(hits, [], 'no request reached the network');
+      assert.equal(own.pages().length, 1, 'no popup');
+      // A Mermaid diagram arrives as the SVG text the diagram host drew.
+      const diagram = await own.newPage();
+      await diagram.goto(proc.url + '/preview.html');
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><text x="4" y="24">Drawn</text></svg>';
+      await diagram.evaluate(renderScript({ kind: 'diagram', code: svg, title: 'Preview' }));
+      await diagram.locator('.preview-diagram svg').getByText('Drawn').waitFor({ timeout: LONG });
+    } finally {
+      await own.close();
+    }
   });
 
   it('an endless loop in a preview never freezes the chat, and is stopped', async () => {

@@ -6,6 +6,7 @@ import type { BackendProcess } from '../helpers/backend-process.js';
 import { writeSession } from '../helpers/history-gen.js';
 import { openPaired } from './paired-page.js';
 import { apiAs, pageCredential } from './chat-page-kit.js';
+import { assertAccessible } from './axe.js';
 
 const SESSIONS = 250;
 
@@ -67,6 +68,25 @@ describe('chat history in Chromium: the list pages as it scrolls, search pages',
     await until(async () => (await hits.count()) === NEEDLE_IN, `${NEEDLE_IN} hits`);
     assert.equal(await hits.count(), NEEDLE_IN);
     assert.equal(await page.getByRole('button', { name: 'More results' }).count(), 0);
+    assert.deepEqual(errors, []);
+  });
+
+  it('says when a long query was cut to its first 16 words (English and Chinese); a short query says nothing', async () => {
+    const box = page.getByRole('searchbox');
+    const words = Array.from({ length: 18 }, (_, i) => `word${i}`);
+    await box.fill(`zebrafish ${words.join(' ')}`);
+    const note = page.getByRole('note');
+    await note.waitFor();
+    assert.equal(await note.innerText(), 'Only the first 16 different words were searched; 3 more were left out.');
+    await assertAccessible(page, 'search with a cut query');
+    await box.fill('zebrafish');
+    await page.getByRole('list', { name: 'Search results' }).getByRole('listitem').first().waitFor();
+    await until(async () => (await note.count()) === 0, 'the note gone for a short query');
+    await page.getByLabel('Language').selectOption('zh');
+    await page.getByRole('searchbox').fill(`zebrafish ${words.join(' ')}`);
+    await note.waitFor();
+    assert.equal(await note.innerText(), '只搜索了前 16 个不同的词，其余 3 个已忽略。');
+    await page.getByLabel('语言').selectOption('en');
     assert.deepEqual(errors, []);
   });
 });

@@ -98,7 +98,8 @@ describe('OAuth sign-in for a remote tool server', () => {
       { ok: true, content: `signed in as ${[...remote.provider.clients.keys()][0]}` },
     );
 
-    remote.provider.accessLifetimeMs = 1000;
+    // The tokens the service holds expire; the refreshed ones keep the server's usual lifetime (a
+    // one-second lifetime expired again before the retried call on a busy machine).
     for (const token of remote.provider.access.values()) token.expires = Date.now() - 1;
     const second = await rig.turn(await rig.newSession(), 'who am i', 60_000);
     const again = second.frames.find((f) => f.type === 'turn.tool_result');

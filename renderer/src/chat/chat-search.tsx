@@ -11,9 +11,16 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
   const api = useApi();
   const id = useId();
   const [q, setQ] = useState('');
-  const [result, setResult] = useState<{ query: string; hits: SearchHit[]; more: boolean; indexing?: boolean; error?: unknown } | null>(
-    null,
-  );
+  const [result, setResult] = useState<{
+    query: string;
+    hits: SearchHit[];
+    more: boolean;
+    indexing?: boolean;
+    /** Terms past the 16th, which the backend ignored (0 when the whole query was searched). */
+    dropped?: number;
+    searched?: string[];
+    error?: unknown;
+  } | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const query = q.trim();
   // Hits of an older query stay up while the new one runs ("Searching…" when there are none).
@@ -28,7 +35,8 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
     const timer = setTimeout(() => {
       api.get<SearchResponse>(chatPath.search(query)).then(
         (r) => {
-          if (!stale) setResult({ query, hits: r.hits ?? [], more: !!r.has_more, indexing: r.indexing });
+          if (!stale)
+            setResult({ query, hits: r.hits ?? [], more: !!r.has_more, indexing: r.indexing, dropped: r.terms_dropped, searched: r.terms });
         },
         (err: unknown) => {
           if (!stale) setResult({ query, hits: [], more: false, error: err });
@@ -96,6 +104,11 @@ export function ChatSearch(props: { onOpen(hit: SearchHit): void; titleOf(hit: S
             </ul>
           )}
           {result?.indexing && query && <p className="muted small">{t('chat.searchIndexing')}</p>}
+          {!!result?.dropped && query && result.query === query && (
+            <p className="muted small search-cut" role="note">
+              {t('chat.searchTermsCut', { n: result.searched?.length ?? 16, dropped: result.dropped })}
+            </p>
+          )}
           {result?.more && query && result.query === query && (
             <button type="button" className="btn btn-link btn-small" disabled={loadingMore} onClick={more}>
               {t('chat.searchMore')}

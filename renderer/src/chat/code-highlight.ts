@@ -84,9 +84,17 @@ export async function loadGrammar(lang: string): Promise<boolean> {
   return true;
 }
 
-/** lowlight's tree for a loaded language (synchronous: call after loadGrammar). */
+/**
+ * Code longer than this stays plain text. highlight.js's grammars are regular expressions run in
+ * the page: linear for ordinary code, but some inputs cost far more ("(((…" in JavaScript: over a
+ * second for 80,000 characters on a loaded machine, so tens of seconds for a 1 MB block).
+ */
+export const MAX_HIGHLIGHTED = 20_000;
+
+/** lowlight's tree for a loaded language (synchronous: call after loadGrammar); null above MAX_HIGHLIGHTED. */
 export function highlightTree(lang: string, code: string): Root | null {
   const name = grammarFor(lang);
+  if (code.length > MAX_HIGHLIGHTED) return null;
   return name && lowlight.registered(name) ? lowlight.highlight(name, code) : null;
 }
 

@@ -62,14 +62,47 @@ export const blockMath: TokenizerExtension = {
   },
 };
 
+/**
+ * Where the next `$` is, remembered per paragraph. marked asks `start` for the rest of the
+ * paragraph after every text token; `indexOf` from there each time made a paragraph of many short
+ * tokens quadratic (1 MB of "a* " held the event loop for seconds). marked always calls the
+ * tokenizer first with the rest of the paragraph (a suffix of it) and that paragraph's token list,
+ * then `start` with the rest minus its first character, so the position in the paragraph is known
+ * and the next `$` is searched again only once it is passed.
+ */
+interface Scan {
+  length: number;
+  rest: string;
+  next: number;
+}
+const scans = new WeakMap<object, Scan>();
+let current: Scan | null = null;
+
+function nextDollar(src: string): number | undefined {
+  const scan = current;
+  // Not the rest of the paragraph just seen (marked called it otherwise): a plain search.
+  if (!scan || src.length !== scan.rest.length - 1 || src[0] !== scan.rest[1]) {
+    const i = src.indexOf('$');
+    return i === -1 ? undefined : i;
+  }
+  const at = scan.length - src.length;
+  if (scan.next < at) {
+    const i = src.indexOf('$');
+    scan.next = i === -1 ? Infinity : at + i;
+  }
+  return scan.next === Infinity ? undefined : scan.next - at;
+}
+
 export const inlineMath: TokenizerExtension = {
   name: 'math',
   level: 'inline',
-  start: (src) => {
-    const i = src.indexOf('$');
-    return i === -1 ? undefined : i;
-  },
-  tokenizer(src) {
+  start: nextDollar,
+  tokenizer(src, tokens) {
+    let scan = scans.get(tokens);
+    if (!scan) scans.set(tokens, (scan = { length: src.length, rest: src, next: -1 }));
+    scan.rest = src;
+    current = scan;
+    if (src[0] !== '$') return undefined;
     const d = INLINE_DISPLAY.exec(src);
     if (d) return { type: 'math', raw: d[0], text: d[1].trim(), display: true } satisfies MathToken;
     const m = INLINE.exec(src);

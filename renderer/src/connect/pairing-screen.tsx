@@ -138,12 +138,13 @@ export function PairingScreen(props: {
             <div className="url-row">
               <span className="muted">{t('connect.backendUrl')}</span>
               <code>{props.baseUrl}</code>
-              {status && <Badge tone={status.bound ? 'amber' : 'blue'}>{status.bound ? t('pair.bound') : t('pair.unbound')}</Badge>}
+              {/* Before the badge, which appears when the status answers: a button that moves under the pointer loses clicks. */}
               {!shell() && (
                 <button type="button" className="btn btn-link" onClick={() => setEditingUrl(true)}>
                   {t('connect.change')}
                 </button>
               )}
+              {status && <Badge tone={status.bound ? 'amber' : 'blue'}>{status.bound ? t('pair.bound') : t('pair.unbound')}</Badge>}
             </div>
           )}
         </div>

@@ -21,6 +21,7 @@ export const enChat = {
   'chat.searchResults': 'Search results',
   'chat.searchMore': 'More results',
   'chat.searchIndexing': 'Still indexing older chats: some results may be missing.',
+  'chat.searchTermsCut': 'Only the first {n} different words were searched; {dropped} more were left out.',
   'chat.searchNone': 'Nothing found for “{q}”.',
   'chat.searching': 'Searching…',
   'chat.clearSearch': 'Clear search',

@@ -23,6 +23,7 @@ export const zhChat: Record<keyof typeof enChat, string> = {
   'chat.searchResults': '搜索结果',
   'chat.searchMore': '更多结果',
   'chat.searchIndexing': '仍在为较早的对话建立索引：部分结果可能缺失。',
+  'chat.searchTermsCut': '只搜索了前 {n} 个不同的词，其余 {dropped} 个已忽略。',
   'chat.searchNone': '没有找到“{q}”。',
   'chat.searching': '搜索中…',
   'chat.clearSearch': '清除搜索',

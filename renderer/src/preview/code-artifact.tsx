@@ -1,6 +1,8 @@
 import { useCallback, useState, type ReactNode } from 'react';
 import { useT } from '../i18n/i18n';
 import { CopyButton, Dialog } from '../ui/controls';
+import { shell } from '../platform/shell-bridge';
+import { drawDiagram } from './diagram-host';
 import { PreviewFrame } from './preview-frame';
 import { fileName, mimeType, type PreviewKind } from './protocol';
 import { previewChosen, rememberPreview } from './preview-memory';
@@ -17,6 +19,18 @@ function download(kind: PreviewKind, code: string): void {
   a.download = fileName(kind);
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * The desktop app opens the artifact in a sandboxed window of its own (a Mermaid diagram as the SVG
+ * the diagram host drew); false in a browser, or when the app could not, so the dialog opens instead.
+ */
+async function openWindow(kind: PreviewKind, code: string, title: string): Promise<boolean> {
+  const api = shell();
+  if (!api?.preview) return false;
+  const theme = document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
+  const input = kind === 'mermaid' ? { kind: 'diagram' as const, code: await drawDiagram(code, theme), title } : { kind, code, title };
+  return (await api.preview.open(input)).ok;
 }
 
 export function CodeArtifact(props: { kind: PreviewKind; lang: string; code: string; complete: boolean; children: ReactNode }) {
@@ -54,7 +68,16 @@ export function CodeArtifact(props: { kind: PreviewKind; lang: string; code: str
             </button>
           </div>
           {showPreview && (
-            <button type="button" className="btn btn-small" onClick={() => setFull(true)}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() =>
+                void openWindow(kind, code, title).then(
+                  (opened) => opened || setFull(true),
+                  () => setFull(true),
+                )
+              }
+            >
               {t('preview.openFull')}
             </button>
           )}

@@ -1,6 +1,7 @@
 // The Mermaid library as text, fetched from the app's own build on the first diagram and handed to
-// the preview frame, which runs it: the frame itself makes no request, and the SVG Mermaid draws
-// never enters the app's page. The single-file build is used because the frame cannot load chunks.
+// the diagram host frame (diagram-host.ts), which runs it: the frame itself makes no request, and
+// the SVG Mermaid draws never enters the app's page. The single-file build is used because the frame
+// cannot load chunks.
 import mermaidUrl from 'mermaid/dist/mermaid.min.js?url';
 
 let lib: Promise<string> | null = null;

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '../i18n/i18n';
-import { mermaidSource } from './mermaid-lib';
+import { DiagramStopped, drawDiagram } from './diagram-host';
 import { parseFromFrame, PREVIEW_PAGE, type PreviewKind } from './protocol';
 
 // One artifact in an opaque-origin frame: sandbox="allow-scripts" only (never allow-same-origin),
@@ -44,9 +44,15 @@ export function PreviewFrame(props: { kind: PreviewKind; code: string; title: st
         setState('running');
         const theme = document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
         if (kind !== 'mermaid') return post({ type: 'render', kind, code });
-        mermaidSource().then(
-          (lib) => live && post({ type: 'render', kind, code, lib, theme }),
-          (err: Error) => live && (setState('failed'), onError.current?.(err.message)),
+        // Drawn once in the shared diagram host; this frame only shows the SVG text.
+        drawDiagram(code, theme).then(
+          (svg) => live && post({ type: 'render', kind: 'diagram', code: svg }),
+          (err: Error) => {
+            if (!live) return;
+            if (err instanceof DiagramStopped) return setState('stopped');
+            setState('failed');
+            onError.current?.(err.message);
+          },
         );
       } else if (m.type === 'rendered') setState((s) => (s === 'failed' ? s : 'rendered'));
       else if (m.type === 'size') setHeight(m.height);

@@ -9,7 +9,12 @@ export type FromFrame =
   | { type: 'rendered' }
   | { type: 'pong'; n: number }
   | { type: 'size'; height: number }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  | { type: 'drawn'; id: number; svg: string }
+  | { type: 'drawn'; id: number; error: string };
+
+/** The largest SVG text taken from the diagram host (a 1,000-node flowchart is about 1 MB). */
+const MAX_SVG = 16 * 1024 * 1024;
 
 /** The fixed preview page, served with the preview CSP (by the backend and the desktop protocol). */
 export const PREVIEW_PAGE = './preview.html';
@@ -39,6 +44,13 @@ export function parseFromFrame(data: unknown): FromFrame | null {
       return typeof m.height === 'number' && Number.isFinite(m.height) ? { type: 'size', height: Math.max(0, m.height) } : null;
     case 'error':
       return typeof m.message === 'string' ? { type: 'error', message: m.message.slice(0, 2000) } : null;
+    case 'drawn':
+      if (typeof m.id !== 'number') return null;
+      if (typeof m.svg === 'string')
+        return m.svg.length <= MAX_SVG
+          ? { type: 'drawn', id: m.id, svg: m.svg }
+          : { type: 'drawn', id: m.id, error: 'The diagram is too large to show' };
+      return typeof m.error === 'string' ? { type: 'drawn', id: m.id, error: m.error.slice(0, 2000) } : null;
     default:
       return null;
   }
