@@ -5,10 +5,6 @@ import { Layout } from './layout';
 import { useRoute, type Route } from '../nav/routes';
 import { assertNever } from './assert-never';
 import { OwnerOnly } from '../api/device-role';
-import { useT } from '../i18n/i18n';
-
-// Loaded on first visit: the page is not part of the first-load bundle.
-const KnowledgePage = lazy(() => import('../knowledge/knowledge-page'));
 
 // Only the chat is on the first load (the first-load JS budget, docs/benchmarks.md): every other
 // page is its own chunk, fetched when it is first opened.
@@ -20,6 +16,7 @@ const WorkspacesPage = lazy(() => import('../workspaces/workspaces-page').then((
 const ToolServersPage = lazy(() => import('../tools/tool-servers-page').then((m) => ({ default: m.ToolServersPage })));
 const SkillsPage = lazy(() => import('../skills/skills-page').then((m) => ({ default: m.SkillsPage })));
 const SwapPage = lazy(() => import('../swap/swap-page').then((m) => ({ default: m.SwapPage })));
+const KnowledgePage = lazy(() => import('../knowledge/knowledge-page'));
 const ConnectionPage = lazy(() => import('./connection-page').then((m) => ({ default: m.ConnectionPage })));
 
 function page(route: Route, baseUrl: string) {
@@ -27,11 +24,7 @@ function page(route: Route, baseUrl: string) {
     case 'chat':
       return <ChatPage />;
     case 'knowledge':
-      return (
-        <Suspense fallback={<PageLoading />}>
-          <KnowledgePage />
-        </Suspense>
-      );
+      return <KnowledgePage />;
     case 'providers':
       return (
         <OwnerOnly area="providers">
@@ -77,15 +70,6 @@ function page(route: Route, baseUrl: string) {
     default:
       return assertNever(route);
   }
-}
-
-function PageLoading() {
-  const t = useT();
-  return (
-    <p className="muted" role="status">
-      {t('common.loading')}
-    </p>
-  );
 }
 
 export function Pages({ baseUrl }: { baseUrl: string }) {
