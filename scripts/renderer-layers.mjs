@@ -15,7 +15,7 @@ export const RENDERER_LAYERS = [
   { name: 'base', areas: ['i18n', 'platform', 'theme'] },
   { name: 'api client', areas: ['api'] },
   { name: 'ui kit and navigation', areas: ['ui', 'nav'] },
-  { name: 'feature parts', areas: ['providers', 'remote', 'devices', 'preview', 'web'] },
+  { name: 'feature parts', areas: ['providers', 'remote', 'devices', 'preview', 'web', 'knowledge'] },
   { name: 'feature pages', areas: ['chat', 'profiles', 'workspaces', 'tools', 'skills', 'logs', 'backups', 'swap'] },
   { name: 'pages built on pages', areas: ['quick-ask', 'connect', 'keyboard'] },
   { name: 'shell', areas: ['shell'] },

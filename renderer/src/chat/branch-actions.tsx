@@ -77,7 +77,7 @@ export function ReplyActions({ first, last }: { first: ChatMessage; last: ChatMe
   const menuId = useId();
   const [open, setOpen] = useState(false);
   if (!actions) return null;
-  const enabled = actions.models.filter((m) => m.enabled);
+  const enabled = actions.models.filter((m) => m.enabled && (m.kind ?? 'chat') === 'chat');
   return (
     <div className="msg-actions">
       <SiblingSwitcher message={first} />

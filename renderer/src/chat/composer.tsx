@@ -6,6 +6,7 @@ import { matching, PromptArgsDialog, PromptMenu, slashQuery, usePrompts } from '
 import { AttachedResources, ResourcePicker, type ResourceRef } from './mcp-resources';
 import type { PendingAttachment } from './use-attachments';
 import { GlobeIcon } from '../web/sources-list';
+import { KbChips, KbMenu, useKbMention } from '../knowledge/kb-mention';
 
 /** Files a paste or a file picker holds (the clipboard also offers the text of a copied file name). */
 export function filesOf(list: FileList | null | undefined): File[] {
@@ -29,7 +30,8 @@ export function Composer(props: {
   uploading: boolean;
   onFiles(files: File[]): void;
   onRemoveFile(key: string): void;
-  onSend(text: string, resources: { server: string; uri: string }[]): Promise<boolean>;
+  /** `knowledgeBases`: the ids picked with `#` for this message (DESIGN 13). */
+  onSend(text: string, resources: { server: string; uri: string }[], knowledgeBases: string[]): Promise<boolean>;
   onStop(): void;
   /** Up in an empty box: edit the last question (true when there is one). */
   onEditLast?(): boolean;
@@ -52,6 +54,9 @@ export function Composer(props: {
   const query = props.workspaceId && !dismissed ? slashQuery(text) : null;
   const items = query !== null && prompts.list ? matching(prompts.list.prompts, query) : [];
   const menuOpen = query !== null;
+  const kbs = useKbMention(text, setText);
+  const kbMenuId = `${id}-kbs`;
+  const kbMenu = !menuOpen && kbs.open && kbs.items.length > 0;
 
   // Focus once the box is usable (it is disabled while the conversation loads).
   useEffect(() => {
@@ -75,10 +80,12 @@ export function Composer(props: {
       await props.onSend(
         text,
         resources.map(({ server, uri }) => ({ server, uri })),
+        kbs.chosen.map((kb) => kb.id),
       )
     ) {
       setText('');
       setResources([]);
+      kbs.clear();
     }
   };
 
@@ -98,6 +105,10 @@ export function Composer(props: {
       {menuOpen && (
         <PromptMenu id={menuId} items={items} active={active} loading={!prompts.list && !prompts.error} onPick={(p) => void pick(p)} />
       )}
+      {!menuOpen && kbs.visible && (
+        <KbMenu id={kbMenuId} items={kbs.items} active={kbs.active} loading={kbs.loading} error={kbs.error} onPick={kbs.pick} />
+      )}
+      <KbChips items={kbs.chosen} onRemove={kbs.remove} />
       <AttachedResources items={resources} onRemove={(r) => setResources(resources.filter((x) => x !== r))} />
       <form
         className="composer"
@@ -153,12 +164,13 @@ export function Composer(props: {
             value={text}
             placeholder={props.workspaceId ? t('mcp.messagePlaceholder') : t('chat.messagePlaceholder')}
             disabled={props.disabled}
-            aria-controls={menuOpen && items.length ? menuId : undefined}
-            aria-activedescendant={menuOpen && items.length ? `${menuId}-${active}` : undefined}
+            aria-controls={menuOpen && items.length ? menuId : kbMenu ? kbMenuId : undefined}
+            aria-activedescendant={menuOpen && items.length ? `${menuId}-${active}` : kbMenu ? `${kbMenuId}-${kbs.active}` : undefined}
             onChange={(e) => {
               const next = e.target.value;
               setText(next);
               setActive(0);
+              kbs.typed();
               if (slashQuery(next) === null) setDismissed(false);
               // The list is asked of the servers each time the menu opens.
               if (next === '/') void prompts.load();
@@ -182,6 +194,7 @@ export function Composer(props: {
                   return;
                 }
               }
+              if (!menuOpen && kbs.keyDown(e)) return;
               if (menuOpen && e.key === 'Escape') {
                 e.preventDefault();
                 setDismissed(true);

@@ -259,18 +259,25 @@ export class ConversationStore {
    */
   async send(
     content: string,
-    opts: { parentId?: string | null; files?: AttachmentRef[]; resources?: { server: string; uri: string }[] } = {},
+    opts: {
+      parentId?: string | null;
+      files?: AttachmentRef[];
+      resources?: { server: string; uri: string }[];
+      /** Knowledge bases for this turn only (the composer's `#` picker, DESIGN 13). */
+      knowledgeBases?: string[];
+    } = {},
   ): Promise<boolean> {
-    const { parentId, files = [], resources = [] } = opts;
+    const { parentId, files = [], resources = [], knowledgeBases = [] } = opts;
     const { ws, sid } = this.paths;
     this.set({ sending: content, sendError: undefined, failure: null, cutShort: null });
     try {
       await this.overridesSaved;
-      const body: SendMessageRequest = {
+      const body: SendMessageRequest & { knowledge_bases?: string[] } = {
         content,
         ...(parentId === undefined ? {} : { parent_id: parentId }),
         ...(files.length ? { attachments: files.map((f) => f.id) } : {}),
         ...(resources.length ? { resources } : {}),
+        ...(knowledgeBases.length ? { knowledge_bases: knowledgeBases } : {}),
       };
       const res = await this.api.post<{ turn_id: string; message_id: string }>(chatPath.messages(ws, sid), body);
       const shown = parentId === undefined ? this.state.messages : upTo(this.state.messages, parentId);

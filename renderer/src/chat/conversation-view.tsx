@@ -210,8 +210,8 @@ export function ConversationView(props: {
           onRemoveFile={files.remove}
           autoFocus
           workspaceId={props.workspaceId}
-          onSend={async (text, resources) => {
-            const sent = await store.send(text, { files: files.ready, resources });
+          onSend={async (text, resources, knowledgeBases) => {
+            const sent = await store.send(text, { files: files.ready, resources, knowledgeBases });
             if (sent) files.clear();
             return sent;
           }}

@@ -22,7 +22,8 @@ function kTokens(n: number): string {
 export function ModelPicker(props: PickerProps) {
   const { t } = useI18n();
   const id = useId();
-  const enabled = props.models.filter((m) => m.enabled);
+  // Chat models only (DESIGN 13): embedding and rerank models serve knowledge bases.
+  const enabled = props.models.filter((m) => m.enabled && (m.kind ?? 'chat') === 'chat');
   const groups = new Map<string, ModelInfo[]>();
   for (const m of enabled) groups.set(m.provider_name, [...(groups.get(m.provider_name) ?? []), m]);
   const effective = props.override ?? props.profileModel;

@@ -10,6 +10,8 @@ import { enOps } from './en-ops';
 import { enCore } from './en';
 import { enWeb } from './en-web';
 import { zhWeb } from './zh-web';
+import { enKnowledge } from './en-knowledge';
+import { zhKnowledge } from './zh-knowledge';
 import { zhChat } from './zh-chat';
 import { zhDesk } from './zh-desk';
 import { zhConfig } from './zh-config';
@@ -20,7 +22,19 @@ import { zhMgmt } from './zh-mgmt';
 import { zhOps } from './zh-ops';
 import { zhCore } from './zh';
 
-const en = { ...enCore, ...enConfig, ...enOps, ...enMgmt, ...enChat, ...enDevices, ...enDesk, ...enMcp, ...enRemote, ...enWeb };
+const en = {
+  ...enCore,
+  ...enConfig,
+  ...enOps,
+  ...enMgmt,
+  ...enChat,
+  ...enDevices,
+  ...enDesk,
+  ...enMcp,
+  ...enRemote,
+  ...enWeb,
+  ...enKnowledge,
+};
 export type MessageKey = keyof typeof en;
 export type Locale = 'en' | 'zh';
 /** `auto` follows the system's language; a profile's `language` is the assistant's, never the UI's. */
@@ -38,6 +52,7 @@ const zh: Record<MessageKey, string> = {
   ...zhMcp,
   ...zhRemote,
   ...zhWeb,
+  ...zhKnowledge,
 };
 const dictionaries: Record<Locale, Record<MessageKey, string>> = { en, zh };
 

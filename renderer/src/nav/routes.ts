@@ -1,11 +1,24 @@
 import { useEffect, useState } from 'react';
 import type { MessageKey } from '../i18n/i18n';
 
-export const ROUTES = ['chat', 'providers', 'profiles', 'workspaces', 'tools', 'skills', 'logs', 'backups', 'swap', 'connection'] as const;
+export const ROUTES = [
+  'chat',
+  'knowledge',
+  'providers',
+  'profiles',
+  'workspaces',
+  'tools',
+  'skills',
+  'logs',
+  'backups',
+  'swap',
+  'connection',
+] as const;
 export type Route = (typeof ROUTES)[number];
 
 export const ROUTE_LABELS: Record<Route, MessageKey> = {
   chat: 'nav.chat',
+  knowledge: 'nav.knowledge',
   providers: 'nav.providers',
   profiles: 'nav.profiles',
   workspaces: 'nav.workspaces',
@@ -18,7 +31,8 @@ export const ROUTE_LABELS: Record<Route, MessageKey> = {
 };
 
 function fromHash(): Route {
-  const name = location.hash.replace(/^#\/?/, '');
+  // A page may keep more after its name (`#/knowledge/<kb-id>`): the first segment picks the page.
+  const name = location.hash.replace(/^#\/?/, '').split('/')[0];
   return (ROUTES as readonly string[]).includes(name) ? (name as Route) : 'chat';
 }
 

@@ -104,13 +104,16 @@ export function ProfileEditor(props: {
     return bad;
   };
 
+  // A profile talks to a chat model: embedding and rerank models are not offered.
   const models = (props.providers?.providers ?? []).flatMap((p) =>
-    p.models.map((m) => ({
-      value: `${p.id}:${m.id}`,
-      label: `${p.name} · ${m.name || m.id}`,
-      thinking: m.supports_thinking,
-      enabled: p.enabled,
-    })),
+    p.models
+      .filter((m) => (m.kind ?? 'chat') === 'chat')
+      .map((m) => ({
+        value: `${p.id}:${m.id}`,
+        label: `${p.name} · ${m.name || m.id}`,
+        thinking: m.supports_thinking,
+        enabled: p.enabled,
+      })),
   );
   const effective = d.model || props.providers?.effective_default || '';
   const picked = models.find((m) => m.value === effective);

@@ -18,7 +18,12 @@ export function DefaultsCard({ data }: { data: ProvidersResponse }) {
   const [saved, setSaved] = useState(false);
   const options = data.providers
     .filter((p) => p.enabled)
-    .flatMap((p) => p.models.map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })));
+    // Only chat models can be the default (embedding and rerank models serve knowledge bases).
+    .flatMap((p) =>
+      p.models
+        .filter((m) => (m.kind ?? 'chat') === 'chat')
+        .map((m) => ({ value: `${p.id}:${m.id}`, label: `${p.name} · ${m.name || m.id}` })),
+    );
 
   // The effective default may name a provider that was disabled since: chats on the default would fail.
   const [effProvider, ...effModel] = (data.effective_default ?? '').split(':');

@@ -1,6 +1,13 @@
 import { useT } from '../i18n/i18n';
 import { DataTable } from '../ui/data-table';
-import type { ModelDraft } from './provider-types';
+import { MODEL_KIND_LIST, type ModelDraft, type ModelKind } from './provider-types';
+import type { MessageKey } from '../i18n/i18n';
+
+const KIND_LABELS: Record<ModelKind, MessageKey> = {
+  chat: 'kb.modelKind.chat',
+  embedding: 'kb.modelKind.embedding',
+  rerank: 'kb.modelKind.rerank',
+};
 
 function toInt(value: string): number | undefined {
   if (value.trim() === '') return undefined;
@@ -27,7 +34,10 @@ export function ModelsEditor(props: {
           type="button"
           className="btn btn-small"
           onClick={() =>
-            props.onChange([...props.models, { id: '', supports_thinking: false, supports_tools: false, supports_vision: false }])
+            props.onChange([
+              ...props.models,
+              { id: '', kind: 'chat', supports_thinking: false, supports_tools: false, supports_vision: false },
+            ])
           }
         >
           {t('providers.addModel')}
@@ -48,6 +58,7 @@ export function ModelsEditor(props: {
             <tr>
               <th>{t('providers.modelId')}</th>
               <th>{t('providers.modelName')}</th>
+              <th>{t('kb.modelKind')}</th>
               <th>{t('providers.contextWindow')}</th>
               <th>{t('providers.maxOutput')}</th>
               <th>{t('providers.thinking')}</th>
@@ -104,6 +115,25 @@ export function ModelsEditor(props: {
                     onChange={(e) => update(i, { name: e.target.value || undefined })}
                   />
                 </td>
+                <td>
+                  <select
+                    aria-label={`${t('kb.modelKind')} ${n}`}
+                    aria-invalid={cellError(i, 'kind') ? true : undefined}
+                    value={m.kind}
+                    onChange={(e) => update(i, { kind: e.target.value as ModelKind })}
+                  >
+                    {MODEL_KIND_LIST.map((k) => (
+                      <option key={k} value={k}>
+                        {t(KIND_LABELS[k])}
+                      </option>
+                    ))}
+                  </select>
+                  {cellError(i, 'kind') && (
+                    <p className="field-error" role="alert">
+                      {cellError(i, 'kind')}
+                    </p>
+                  )}
+                </td>
                 {numberCell('context_window', t('providers.contextWindow'))}
                 {numberCell('max_output_tokens', t('providers.maxOutput'))}
                 <td className="center">
@@ -111,6 +141,7 @@ export function ModelsEditor(props: {
                     type="checkbox"
                     aria-label={`${t('providers.thinking')} ${n}`}
                     checked={m.supports_thinking}
+                    disabled={m.kind !== 'chat'}
                     onChange={(e) => update(i, { supports_thinking: e.target.checked })}
                   />
                 </td>
@@ -119,6 +150,7 @@ export function ModelsEditor(props: {
                     type="checkbox"
                     aria-label={`${t('providers.tools')} ${n}`}
                     checked={m.supports_tools}
+                    disabled={m.kind !== 'chat'}
                     onChange={(e) => update(i, { supports_tools: e.target.checked })}
                   />
                 </td>
@@ -127,6 +159,7 @@ export function ModelsEditor(props: {
                     type="checkbox"
                     aria-label={`${t('providers.vision')} ${n}`}
                     checked={m.supports_vision}
+                    disabled={m.kind !== 'chat'}
                     onChange={(e) => update(i, { supports_vision: e.target.checked })}
                   />
                 </td>

@@ -52,6 +52,10 @@ export function ProviderTestPanel(props: { provider: MaskedProvider; onImported?
   };
 
   const remoteIds = (result?.models ?? []).map((m) => (typeof m === 'string' ? m : m.id));
+  // The kind the backend guessed on import (embedding, rerank), shown so the user can correct it in the table.
+  const kindOf = new Map(
+    (result?.models ?? []).flatMap((m) => (typeof m === 'object' && m.kind && m.kind !== 'chat' ? [[m.id, m.kind]] : [])),
+  );
   const newIds = remoteIds.filter((id) => !props.provider.models.some((m) => m.id === id));
 
   // The backend merges the remote list itself (existing models keep their settings).
@@ -108,6 +112,12 @@ export function ProviderTestPanel(props: { provider: MaskedProvider; onImported?
                 {remoteIds.slice(0, 40).map((id) => (
                   <li key={id} className={newIds.includes(id) ? 'chip chip-new' : 'chip'}>
                     {id}
+                    {kindOf.has(id) && (
+                      <span className="muted small">
+                        {' '}
+                        · {t(kindOf.get(id) === 'rerank' ? 'kb.modelKind.rerank' : 'kb.modelKind.embedding')}
+                      </span>
+                    )}
                   </li>
                 ))}
               </ul>

@@ -1,7 +1,9 @@
-import type { MaskedProvider, ModelEntry, ProviderEntry, ProvidersResponse } from '../../../backend/config/config-api.js';
+import type { MaskedProvider, ModelEntry, ModelKind, ProviderEntry, ProvidersResponse } from '../../../backend/config/config-api.js';
 import type { MessageKey } from '../i18n/i18n';
 
-export type { MaskedProvider, ModelEntry, ProvidersResponse };
+export type { MaskedProvider, ModelEntry, ModelKind, ProvidersResponse };
+
+export const MODEL_KIND_LIST: readonly ModelKind[] = ['chat', 'embedding', 'rerank'];
 export type ProviderType = ProviderEntry['type'];
 
 export const PROVIDER_TYPE_LIST: readonly ProviderType[] = ['compat', 'native', 'responsemode'];
@@ -32,6 +34,8 @@ export interface ProviderDraft {
 
 export interface ModelDraft {
   id: string;
+  /** What the model is for (DESIGN 13): chat, or embedding / rerank for knowledge bases. */
+  kind: ModelKind;
   name?: string;
   context_window?: number;
   max_output_tokens?: number;
@@ -44,7 +48,7 @@ export interface ModelDraft {
 export interface TestResult {
   ok: boolean;
   latency_ms?: number;
-  models?: (string | { id: string; name?: string })[];
+  models?: (string | { id: string; name?: string; kind?: ModelKind })[];
   error?: string | { code?: string; message?: string };
   imported?: unknown[];
 }
@@ -59,6 +63,7 @@ export function draftFrom(provider: MaskedProvider): ProviderDraft {
     enabled: provider.enabled,
     models: provider.models.map((m) => ({
       id: m.id,
+      kind: m.kind ?? 'chat',
       name: m.name,
       context_window: m.context_window,
       max_output_tokens: m.max_output_tokens,

@@ -3,6 +3,7 @@ import type { Route } from '../nav/routes';
 // Small stroke icons for the sidebar (24x24 grid), drawn here to avoid an icon dependency.
 const PATHS: Record<Route, string> = {
   chat: 'M4 5h16v11H9l-5 4z',
+  knowledge: 'M4 5a2 2 0 0 1 2-2h5v16H6a2 2 0 0 0-2 2zM20 5a2 2 0 0 0-2-2h-5v16h5a2 2 0 0 1 2 2zM4 5v16M20 5v16',
   providers: 'M4 6h16M4 12h16M4 18h10M18 16l2 2-2 2',
   profiles: 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 20c1.5-4 4.5-6 8-6s6.5 2 8 6',
   workspaces: 'M3 7h7l2 2h9v10H3zM3 7V5h6',

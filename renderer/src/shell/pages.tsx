@@ -16,12 +16,15 @@ const WorkspacesPage = lazy(() => import('../workspaces/workspaces-page').then((
 const ToolServersPage = lazy(() => import('../tools/tool-servers-page').then((m) => ({ default: m.ToolServersPage })));
 const SkillsPage = lazy(() => import('../skills/skills-page').then((m) => ({ default: m.SkillsPage })));
 const SwapPage = lazy(() => import('../swap/swap-page').then((m) => ({ default: m.SwapPage })));
+const KnowledgePage = lazy(() => import('../knowledge/knowledge-page'));
 const ConnectionPage = lazy(() => import('./connection-page').then((m) => ({ default: m.ConnectionPage })));
 
 function page(route: Route, baseUrl: string) {
   switch (route) {
     case 'chat':
       return <ChatPage />;
+    case 'knowledge':
+      return <KnowledgePage />;
     case 'providers':
       return (
         <OwnerOnly area="providers">

@@ -1,6 +1,13 @@
+import { lazy, Suspense, useState } from 'react';
 import { useT } from '../i18n/i18n';
 import type { Citation } from '../../../backend/chat/chat-api.js';
-import type { ChunkLocation } from '../../../backend/knowledge/knowledge-api.js';
+import { locationLabel } from '../knowledge/location-label';
+import type { PassageRef } from '../knowledge/passage-dialog';
+
+// The passage viewer loads on the first citation opened (not part of the first-load bundle).
+const PassageDialog = lazy(() => import('../knowledge/passage-dialog').then((m) => ({ default: m.PassageDialog })));
+
+export { locationLabel };
 
 function hostOf(url: string): string {
   try {
@@ -10,18 +17,6 @@ function hostOf(url: string): string {
   }
 }
 
-/** Where a passage sits, short: "guide.md · Setup › Keys", "p. 3", "lines 10-24". */
-export function locationLabel(loc: ChunkLocation, page: (n: number) => string): string {
-  const where = loc.page
-    ? page(loc.page)
-    : loc.heading?.length
-      ? loc.heading.join(' › ')
-      : loc.line_start
-        ? `${loc.line_start}–${loc.line_end ?? loc.line_start}`
-        : '';
-  return [loc.file, where].filter(Boolean).join(' · ');
-}
-
 /**
  * The numbered sources under a reply (DESIGN 13/14), one list for every kind: web pages open in
  * a new tab; knowledge passages show their source name and place.
@@ -29,6 +24,7 @@ export function locationLabel(loc: ChunkLocation, page: (n: number) => string): 
 export function SourcesList({ citations }: { citations: Citation[] }) {
   const t = useT();
   const pageOf = (n: number) => t('web.source.page', { n });
+  const [open, setOpen] = useState<PassageRef | null>(null);
   if (citations.length === 0) return null;
   const sorted = [...citations].sort((a, b) => a.n - b.n);
   return (
@@ -43,16 +39,21 @@ export function SourcesList({ citations }: { citations: Citation[] }) {
                 <span className="sources-host"> · {hostOf(c.url)}</span>
               </a>
             ) : (
-              <span title={t('web.source.knowledge')}>
+              <button type="button" className="btn-link sources-passage" title={t('web.source.knowledge')} onClick={() => setOpen(c)}>
                 {c.name}
                 {c.location && locationLabel(c.location, pageOf) ? (
                   <span className="sources-host"> · {locationLabel(c.location, pageOf)}</span>
                 ) : null}
-              </span>
+              </button>
             )}
           </li>
         ))}
       </ol>
+      {open && (
+        <Suspense fallback={null}>
+          <PassageDialog passage={open} onClose={() => setOpen(null)} />
+        </Suspense>
+      )}
     </section>
   );
 }

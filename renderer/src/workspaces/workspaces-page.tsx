@@ -15,6 +15,7 @@ import {
   ListTable,
   RowButton,
 } from '../ui/controls';
+import { KbChoice } from '../knowledge/kb-choice';
 
 function ProfileSelect(props: {
   value: string | null;
@@ -181,10 +182,13 @@ export function WorkspacesPage() {
 function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSaved(): void }) {
   const { t } = useI18n();
   const api = useApi();
-  const full = useResource<WorkspaceEntry & { instructions?: string }>(path.workspace(props.workspace.id), []);
+  const full = useResource<WorkspaceEntry & { instructions?: string; knowledge_bases?: string[] }>(path.workspace(props.workspace.id), []);
   const [name, setName] = useState(props.workspace.name);
   const [instructions, setInstructions] = useState<string | null>(null);
   const shown = instructions ?? full.data?.instructions ?? '';
+  // DESIGN 13: every chat of the workspace searches these; unchanged unless the user ticks one.
+  const [kbs, setKbs] = useState<string[] | null>(null);
+  const kbsShown = kbs ?? full.data?.knowledge_bases ?? [];
   const errors = useFormErrors();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -194,10 +198,14 @@ function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSav
       return;
     }
     try {
-      await api.put(path.workspace(props.workspace.id), instructions === null ? { name } : { name, instructions });
+      await api.put(path.workspace(props.workspace.id), {
+        name,
+        ...(instructions === null ? {} : { instructions }),
+        ...(kbs === null ? {} : { knowledge_bases: kbs }),
+      });
       props.onSaved();
     } catch (err) {
-      errors.report(err, ['name', 'instructions']);
+      errors.report(err, ['name', 'instructions', 'knowledge_bases']);
     }
   };
   return (
@@ -210,6 +218,18 @@ function RenameDialog(props: { workspace: WorkspaceEntry; onClose(): void; onSav
           <Field label={t('workspaces.instructions')} error={errors.fieldError('instructions')} hint={t('workspaces.instructionsHint')}>
             <textarea rows={5} value={shown} disabled={full.loading && !full.data} onChange={(e) => setInstructions(e.target.value)} />
           </Field>
+          <KbChoice
+            label={t('kb.workspaceKbs')}
+            hint={t('kb.workspaceKbsHint')}
+            value={kbsShown}
+            onChange={setKbs}
+            disabled={full.loading && !full.data}
+          />
+          {errors.fieldError('knowledge_bases') && (
+            <p className="field-error" role="alert">
+              {errors.fieldError('knowledge_bases')}
+            </p>
+          )}
           <ErrorBanner error={errors.general} />
         </div>
         <div className="dialog-foot">
