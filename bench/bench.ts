@@ -19,6 +19,7 @@ import { historyFigures } from './history-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
+import { retrievalFigures } from './retrieval-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
 import { tlsFigures } from './tls-bench.js';
@@ -43,6 +44,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   attachments: () => attachmentFigures(),
   artifacts: () => artifactFigures(),
   web: () => webFigures(),
+  retrieval: () => retrievalFigures(),
 };
 
 function num(v: number | undefined): string {

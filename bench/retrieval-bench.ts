@@ -1,0 +1,203 @@
+/**
+ * Retrieval quality of knowledge-base search (DESIGN 13) on a public reading-comprehension set:
+ * the SQuAD 2.0 dev slice (retrieval-data.ts). A real backend gets a provider whose embedding model
+ * is the local word-vector server (embedding-server.ts), one knowledge base, and every paragraph as
+ * a note source; once all are ready, every answerable question is searched in each mode through
+ * `POST /api/knowledge/:kb/search` (top_k 10). A question scores when a result of its own paragraph
+ * is among the first 5 results (hit@5; also hit@1 and MRR@10, by result rank, not deduplicated).
+ * Baselines in the same run, on the same paragraphs and questions: a textbook BM25 (bm25.ts) and
+ * the same embedding ranked by cosine in-process over whole paragraphs (what the vector mode
+ * should reach if the product's vector path loses nothing).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { figure, pair, startListener, TSC_BACKEND, type Figure, type Listener } from './bench-kit.js';
+import { Bm25 } from './bm25.js';
+import { EmbeddingServer } from './embedding-server.js';
+import { loadSlice, type Slice } from './retrieval-data.js';
+import { median, percentile } from './stats.js';
+import { cosine, WordVectors } from './word-vectors.js';
+
+export const MODES = ['lexical', 'vector', 'hybrid'] as const;
+const MODEL = 'glove-6b-100d-sif';
+const TOP_K = 10;
+
+export interface Scores {
+  name: string;
+  questions: number;
+  hitAt1: number;
+  hitAt5: number;
+  mrrAt10: number;
+  /** Questions for which nothing at all came back. */
+  empty: number;
+  searchP50Ms?: number;
+  searchP95Ms?: number;
+  /** How often the response named another mode than the one asked for (e.g. hybrid answered lexically). */
+  otherMode?: number;
+}
+
+export interface RetrievalRun {
+  paragraphs: number;
+  articles: number;
+  questions: number;
+  chunks: number;
+  ingestSeconds: number;
+  embedRequests: number;
+  embedInputs: number;
+  wordsMissing: string;
+  scores: Scores[];
+}
+
+/** Scores from, per question, the paragraph index of each result in rank order. */
+export function score(name: string, slice: Slice, ranked: number[][]): Scores {
+  let hit1 = 0;
+  let hit5 = 0;
+  let rr = 0;
+  let empty = 0;
+  slice.questions.forEach((q, i) => {
+    const r = ranked[i].slice(0, TOP_K).indexOf(q.paragraph);
+    if (ranked[i].length === 0) empty++;
+    if (r === 0) hit1++;
+    if (r >= 0 && r < 5) hit5++;
+    if (r >= 0) rr += 1 / (r + 1);
+  });
+  const n = slice.questions.length;
+  return { name, questions: n, hitAt1: hit1 / n, hitAt5: hit5 / n, mrrAt10: rr / n, empty };
+}
+
+type Call = (method: string, p: string, body?: unknown) => Promise<any>;
+
+function caller(l: Listener, credential: string): Call {
+  return async (method, p, body) => {
+    const res = await fetch(`${l.url}${p}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/** Polls the KB until every source is ready; a failed source ends the run with its reason. */
+async function waitReady(call: Call, kb: string, count: number): Promise<number> {
+  const deadline = performance.now() + 10 * 60_000;
+  for (;;) {
+    const detail = await call('GET', `/api/knowledge/${kb}`);
+    const sources = detail.sources as { name: string; state: string; chunks_total: number; error?: { message: string } }[];
+    const failed = sources.find((s) => s.state === 'failed');
+    if (failed) throw new Error(`source ${failed.name} failed: ${failed.error?.message}`);
+    if (sources.length === count && sources.every((s) => s.state === 'ready')) return sources.reduce((a, s) => a + s.chunks_total, 0);
+    if (performance.now() > deadline) throw new Error(`sources not ready after 10 min: ${JSON.stringify(sources.filter((s) => s.state !== 'ready'))}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+export async function runRetrieval(log: (line: string) => void = () => {}): Promise<RetrievalRun> {
+  const slice = loadSlice();
+  const vectors = WordVectors.load();
+  const embedder = new EmbeddingServer(vectors, MODEL);
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-retrieval-'));
+  let backend: Listener | undefined;
+  try {
+    await embedder.start();
+    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', path.join(tmp, 'data')], { EXPRESS_MODE: 'release' });
+    const call = caller(backend, await pair(backend));
+    await call('POST', '/api/config/providers', {
+      id: 'glove',
+      name: 'GloVe word vectors (bench)',
+      type: 'compat',
+      base_url: `${embedder.url}/v1`,
+      models: [{ id: MODEL, kind: 'embedding' }],
+    });
+    const kb = (await call('POST', '/api/knowledge', { name: 'SQuAD 2.0 dev slice', embedding: { model: `glove:${MODEL}` } })).id as string;
+    const t0 = performance.now();
+    const paragraphOf = new Map<string, number>();
+    for (const [i, p] of slice.paragraphs.entries()) {
+      const source = await call('POST', `/api/knowledge/${kb}/sources`, { kind: 'note', title: slice.names[i], text: p.context });
+      paragraphOf.set(source.id as string, i);
+    }
+    const chunks = await waitReady(call, kb, slice.paragraphs.length);
+    const ingestSeconds = (performance.now() - t0) / 1000;
+    log(`${slice.paragraphs.length} paragraphs ready in ${ingestSeconds.toFixed(1)} s (${chunks} chunks)`);
+
+    const scores: Scores[] = [];
+    for (const mode of MODES) {
+      const ranked: number[][] = [];
+      const times: number[] = [];
+      let otherMode = 0;
+      for (const q of slice.questions) {
+        const s0 = performance.now();
+        const res = await call('POST', `/api/knowledge/${kb}/search`, { query: q.text, top_k: TOP_K, mode });
+        times.push(performance.now() - s0);
+        if (res.mode !== undefined && res.mode !== mode) otherMode++;
+        ranked.push((res.results as { source_id: string }[]).map((r) => paragraphOf.get(r.source_id) ?? -1));
+      }
+      scores.push({
+        ...score(`product ${mode}`, slice, ranked),
+        searchP50Ms: median(times),
+        searchP95Ms: percentile(times, 95),
+        otherMode,
+      });
+      log(`${mode}: done`);
+    }
+
+    const bm25 = new Bm25(slice.paragraphs.map((p) => p.context));
+    scores.push(score('baseline bm25 (bench, k1 1.2, b 0.75)', slice, slice.questions.map((q) => bm25.search(q.text, TOP_K))));
+    const docVectors = slice.paragraphs.map((p) => vectors.embed(p.context));
+    const byCosine = slice.questions.map((q) => {
+      const v = vectors.embed(q.text);
+      return docVectors
+        .map((d, i) => ({ i, s: cosine(v, d) }))
+        .sort((a, b) => b.s - a.s || a.i - b.i)
+        .slice(0, TOP_K)
+        .map((x) => x.i);
+    });
+    scores.push(score('baseline cosine (same embedding, in-process)', slice, byCosine));
+
+    return {
+      paragraphs: slice.paragraphs.length,
+      articles: new Set(slice.paragraphs.map((p) => p.title)).size,
+      questions: slice.questions.length,
+      chunks,
+      ingestSeconds,
+      embedRequests: embedder.requests,
+      embedInputs: embedder.inputs,
+      wordsMissing: `${vectors.missing} of ${vectors.seen}`,
+      scores,
+    };
+  } finally {
+    await backend?.stop();
+    await embedder.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The `npm run bench` rows: hit@5 of each mode against the BM25 baseline of the same run. */
+export async function retrievalFigures(): Promise<Figure[]> {
+  const run = await runRetrieval();
+  const bm25 = run.scores.find((s) => s.name.startsWith('baseline bm25'))!;
+  const cos = run.scores.find((s) => s.name.startsWith('baseline cosine'))!;
+  const targets: Record<string, Figure['target']> = {
+    lexical: { on: 'ratio', op: '>=', value: 0.95 },
+    hybrid: { on: 'ratio', op: '>=', value: 1 },
+  };
+  return MODES.map((mode) => {
+    const s = run.scores.find((x) => x.name === `product ${mode}`)!;
+    const extra = mode === 'vector' ? `; same embedding by in-process cosine ${(cos.hitAt5 * 100).toFixed(1)} %` : '';
+    return figure(
+      {
+        group: 'retrieval',
+        name: `knowledge ${mode} hit@5 (SQuAD slice)`,
+        unit: '%',
+        baseline: { name: 'bm25', median: bm25.hitAt5 * 100, ratio: s.hitAt5 / bm25.hitAt5 },
+        target: targets[mode],
+        note: `${run.questions} questions over ${run.paragraphs} paragraphs; MRR@10 ${s.mrrAt10.toFixed(3)} (bm25 ${bm25.mrrAt10.toFixed(3)})${extra}`,
+      },
+      [s.hitAt5 * 100],
+    );
+  });
+}
