@@ -91,7 +91,8 @@ async function waitReady(call: Call, kb: string, count: number): Promise<number>
     const failed = sources.find((s) => s.state === 'failed');
     if (failed) throw new Error(`source ${failed.name} failed: ${failed.error?.message}`);
     if (sources.length === count && sources.every((s) => s.state === 'ready')) return sources.reduce((a, s) => a + s.chunks_total, 0);
-    if (performance.now() > deadline) throw new Error(`sources not ready after 10 min: ${JSON.stringify(sources.filter((s) => s.state !== 'ready'))}`);
+    if (performance.now() > deadline)
+      throw new Error(`sources not ready after 10 min: ${JSON.stringify(sources.filter((s) => s.state !== 'ready'))}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -104,7 +105,9 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
   let backend: Listener | undefined;
   try {
     await embedder.start();
-    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', path.join(tmp, 'data')], { EXPRESS_MODE: 'release' });
+    backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', path.join(tmp, 'data')], {
+      EXPRESS_MODE: 'release',
+    });
     const call = caller(backend, await pair(backend));
     await call('POST', '/api/config/providers', {
       id: 'glove',
@@ -146,7 +149,13 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
     }
 
     const bm25 = new Bm25(slice.paragraphs.map((p) => p.context));
-    scores.push(score('baseline bm25 (bench, k1 1.2, b 0.75)', slice, slice.questions.map((q) => bm25.search(q.text, TOP_K))));
+    scores.push(
+      score(
+        'baseline bm25 (bench, k1 1.2, b 0.75)',
+        slice,
+        slice.questions.map((q) => bm25.search(q.text, TOP_K)),
+      ),
+    );
     const docVectors = slice.paragraphs.map((p) => vectors.embed(p.context));
     const byCosine = slice.questions.map((q) => {
       const v = vectors.embed(q.text);

@@ -33,8 +33,7 @@ const rank = new Map(full.words.map((w, i) => [w, i + 1]));
 const slice = loadSlice();
 const texts = [...slice.paragraphs.map((p) => p.context), ...slice.questions.map((q) => q.text), ...slice.names];
 const keep = new Set<string>();
-for (const text of texts)
-  for (const word of words(text)) for (const w of [word, ...parts(word)]) if (rank.has(w)) keep.add(w);
+for (const text of texts) for (const word of words(text)) for (const w of [word, ...parts(word)]) if (rank.has(w)) keep.add(w);
 const vocabulary = [...keep].sort((a, b) => rank.get(a)! - rank.get(b)!).map((word) => ({ word, rank: rank.get(word)! }));
 
 const bin = Buffer.alloc(vocabulary.length * ROW_BYTES);

@@ -61,7 +61,8 @@ export class WordVectors {
         return { word, rank: Number(rank) };
       });
     const bin = readFileSync(path.join(dir, 'vectors.bin'));
-    if (bin.length !== vocabulary.length * ROW_BYTES) throw new Error(`vectors.bin holds ${bin.length} bytes, expected ${vocabulary.length} rows`);
+    if (bin.length !== vocabulary.length * ROW_BYTES)
+      throw new Error(`vectors.bin holds ${bin.length} bytes, expected ${vocabulary.length} rows`);
     const rows = new Float32Array(vocabulary.length * DIMENSIONS);
     const view = new DataView(bin.buffer, bin.byteOffset, bin.byteLength);
     for (let r = 0; r < vocabulary.length; r++) {
