@@ -28,6 +28,9 @@ console.log(
   `ingestion to ready: ${run.ingestSeconds.toFixed(1)} s; embedding server: ${run.embedRequests} requests, ${run.embedInputs} inputs; ` +
     `words without a vector: ${run.wordsMissing}`,
 );
+console.log(
+  `hybrid vs lexical: ${run.hybridVsLexical.gained} questions found in the top 5 by hybrid only, ${run.hybridVsLexical.lost} by lexical only`,
+);
 const out = path.join(ROOT, 'bench-results', 'retrieval.json');
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), ...run }, null, 2)}\n`);

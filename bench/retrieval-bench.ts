@@ -48,6 +48,8 @@ export interface RetrievalRun {
   embedInputs: number;
   wordsMissing: string;
   scores: Scores[];
+  /** Questions hybrid finds in its top 5 and lexical does not (gained), and the reverse (lost). */
+  hybridVsLexical: { gained: number; lost: number };
 }
 
 /** Scores from, per question, the paragraph index of each result in rank order. */
@@ -128,6 +130,7 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
     log(`${slice.paragraphs.length} paragraphs ready in ${ingestSeconds.toFixed(1)} s (${chunks} chunks)`);
 
     const scores: Scores[] = [];
+    const top5 = new Map<string, boolean[]>();
     for (const mode of MODES) {
       const ranked: number[][] = [];
       const times: number[] = [];
@@ -139,6 +142,10 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
         if (res.mode !== undefined && res.mode !== mode) otherMode++;
         ranked.push((res.results as { source_id: string }[]).map((r) => paragraphOf.get(r.source_id) ?? -1));
       }
+      top5.set(
+        mode,
+        slice.questions.map((q, i) => ranked[i].slice(0, 5).includes(q.paragraph)),
+      );
       scores.push({
         ...score(`product ${mode}`, slice, ranked),
         searchP50Ms: median(times),
@@ -176,6 +183,10 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
       embedRequests: embedder.requests,
       embedInputs: embedder.inputs,
       wordsMissing: `${vectors.missing} of ${vectors.seen}`,
+      hybridVsLexical: {
+        gained: slice.questions.filter((_, i) => top5.get('hybrid')![i] && !top5.get('lexical')![i]).length,
+        lost: slice.questions.filter((_, i) => !top5.get('hybrid')![i] && top5.get('lexical')![i]).length,
+      },
       scores,
     };
   } finally {
@@ -190,13 +201,18 @@ export async function retrievalFigures(): Promise<Figure[]> {
   const run = await runRetrieval();
   const bm25 = run.scores.find((s) => s.name.startsWith('baseline bm25'))!;
   const cos = run.scores.find((s) => s.name.startsWith('baseline cosine'))!;
-  const targets: Record<string, Figure['target']> = {
-    lexical: { on: 'ratio', op: '>=', value: 0.95 },
-    hybrid: { on: 'ratio', op: '>=', value: 1 },
-  };
+  // FTS5's bm25 should rank as well as a textbook one. Hybrid and vector carry no target: with the
+  // bench's bag-of-words embedding they measure the fusion with a weak vector side, not the product
+  // at its best (docs/benchmarks.md, "Retrieval quality").
+  const targets: Record<string, Figure['target']> = { lexical: { on: 'ratio', op: '>=', value: 0.95 } };
   return MODES.map((mode) => {
     const s = run.scores.find((x) => x.name === `product ${mode}`)!;
-    const extra = mode === 'vector' ? `; same embedding by in-process cosine ${(cos.hitAt5 * 100).toFixed(1)} %` : '';
+    const extra =
+      mode === 'vector'
+        ? `; same embedding by in-process cosine ${(cos.hitAt5 * 100).toFixed(1)} %`
+        : mode === 'hybrid'
+          ? `; vs lexical +${run.hybridVsLexical.gained} / -${run.hybridVsLexical.lost} questions`
+          : '';
     return figure(
       {
         group: 'retrieval',
