@@ -7,6 +7,7 @@ import { McpStore } from './mcp/mcp-store.js';
 import { ProfileStore } from './profiles/profile-store.js';
 import { SkillStore } from './skills/skill-store.js';
 import { WorkspaceStore } from './workspaces/workspace-store.js';
+import { KnowledgeService, type KnowledgeServiceOptions } from './knowledge/knowledge-service.js';
 
 // The composition of every store over the data directory, beside service.ts (the composition root):
 // areas never import this file; each route and the chat engine names the stores it uses.
@@ -22,9 +23,17 @@ export interface ManagedStores {
   mcpEntries: McpEntryStore;
   skills: SkillStore;
   paths: DataPaths;
+  /** Knowledge bases (DESIGN 13); the chat loop reads them through the KnowledgeReader interface. */
+  knowledge: KnowledgeService;
 }
 
-export function createManagedStores(deps: { config: ConfigStore; paths: DataPaths; mcpUrl?: string }): ManagedStores {
+export function createManagedStores(deps: {
+  config: ConfigStore;
+  paths: DataPaths;
+  mcpUrl?: string;
+  /** URL sources' page reader, progress frames and the log line sink. */
+  knowledge: Pick<KnowledgeServiceOptions, 'fetchPage' | 'progress' | 'log'>;
+}): ManagedStores {
   const queue = new SerialQueue();
   const { config, paths } = deps;
   return {
@@ -36,5 +45,6 @@ export function createManagedStores(deps: { config: ConfigStore; paths: DataPath
     mcpEntries: new McpEntryStore(queue, paths, deps.mcpUrl || undefined),
     skills: new SkillStore(paths, queue),
     paths,
+    knowledge: new KnowledgeService({ paths, config, ...deps.knowledge }),
   };
 }

@@ -26,6 +26,8 @@ import { workspaceRoutes } from './api/workspace-routes.js';
 import { createManagedStores, type ManagedStores } from './service-stores.js';
 import { pairingRoutes, selfhostRoutes } from './api/pairing-routes.js';
 import { backupRoutes } from './api/backup-routes.js';
+import { knowledgeRoutes } from './api/knowledge-routes.js';
+import { callingDevice } from './auth/credential.js';
 import { BackupSchedule } from './backup/backup-schedule.js';
 import { BackupStore } from './backup/backup-store.js';
 import { logRoutes, publicSystemRoutes } from './api/system-routes.js';
@@ -235,7 +237,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // DESIGN 16: one policy table decides which routes only an owner may call.
   app.use('/api', requireRole(pairing, ROUTE_ROLES));
   app.use(providerReadRoutes(config));
-  const stores = createManagedStores({ config, paths, mcpUrl: options.mcpUrl });
+  const stores = createManagedStores({
+    config,
+    paths,
+    mcpUrl: options.mcpUrl,
+    // `web` is built below; URL sources are read only once the service runs.
+    knowledge: { fetchPage: (url) => web.fetch(url), progress: (p) => ws.broadcast(p), log: (line) => logger.info(line) },
+  });
   app.use(providerWriteRoutes({ config, writer: stores.writer, ws }));
   app.use(webConfigRoutes({ config, writer: stores.writer, ws }));
   app.use(profileRoutes(stores, ws));
@@ -267,6 +275,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   app.use(skillRoutes(stores, ws));
   const attachments = new AttachmentStore(paths);
   const web = new WebService({ config: () => readWebConfig(config), env });
+  const knowledge = stores.knowledge;
+  // Unfinished ingestion jobs resume once the backend runs (not on its start-up path).
+  setTimeout(() => void knowledge.start().catch((err: Error) => logger.error(`knowledge: ${err.message}`)), 200).unref();
   const chat = new ChatEngine({ stores, ws, logger, tools, attachments, web });
   // The search index catches up with the logs once the backend runs (not on its start-up path).
   setTimeout(() => chat.search.start(), 500).unref();
@@ -280,6 +291,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       },
     }),
   );
+  app.use(knowledgeRoutes(knowledge, (res) => pairing.roleOf(callingDevice(res)) === 'owner'));
   app.use(branchRoutes(stores, chat));
   app.use(transferRoutes(stores, chat));
   app.use(modelRoutes(stores.config));
@@ -325,6 +337,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       backupSchedule.stop();
       // Turns first: their last frames and records need the stores (and tool servers) still there.
       await chat.close(turnGraceMs).catch((err: Error) => logger.error(`chat: ending turns at shutdown: ${err.message}`));
+      await knowledge.close().catch((err: Error) => logger.error(`knowledge: closing: ${err.message}`));
       ws.close();
       pairing.close();
       void mcp.shutdown();
@@ -332,6 +345,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async stop() {
       backupSchedule.stop();
       await chat.close().catch((err: Error) => logger.error(`chat: ending turns before a restore: ${err.message}`));
+      await knowledge.close().catch((err: Error) => logger.error(`knowledge: closing: ${err.message}`));
       ws.close();
       pairing.close();
       await mcp.shutdown();

@@ -90,6 +90,25 @@ export const ROUTE_ROLES: RoutePolicy = {
   'POST /api/workspaces/:id/sessions/import': 'member',
   'GET /api/swap/tokens': 'member',
 
+  // Knowledge bases (DESIGN 13): members use them (list, read, search, add files, URLs and notes,
+  // job control) as they use workspaces; creating, changing models, deleting a KB and adding a
+  // folder (it reads the backend machine's disk) are the owner's.
+  'GET /api/knowledge': 'member',
+  'POST /api/knowledge': 'owner',
+  'GET /api/knowledge/:kb': 'member',
+  'PATCH /api/knowledge/:kb': 'owner',
+  'DELETE /api/knowledge/:kb': 'owner',
+  'GET /api/knowledge/:kb/sources': 'member',
+  // A folder body is refused to members by the route itself (403 owner_required).
+  'POST /api/knowledge/:kb/sources': 'member',
+  'DELETE /api/knowledge/:kb/sources/:sid': 'member',
+  'POST /api/knowledge/:kb/sources/:sid/retry': 'member',
+  'POST /api/knowledge/:kb/sources/:sid/pause': 'member',
+  'POST /api/knowledge/:kb/sources/:sid/resume': 'member',
+  'GET /api/knowledge/:kb/sources/:sid/chunks': 'member',
+  'GET /api/knowledge/:kb/sources/:sid/file': 'member',
+  'POST /api/knowledge/:kb/search': 'member',
+
   // The operator's view and the node's trust state.
   'GET /api/logs': 'owner',
   'GET /api/backups': 'member',

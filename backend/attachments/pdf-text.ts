@@ -57,3 +57,15 @@ export async function extractPdfText(bytes: Uint8Array): Promise<{ pages: number
     await doc.loadingTask.destroy();
   }
 }
+
+/** The text of each page in order (knowledge bases cite PDF passages by page). */
+export async function extractPdfPages(bytes: Uint8Array): Promise<string[]> {
+  const { extractText } = await pdfLibrary();
+  const doc = await openPdf(bytes);
+  try {
+    const { text } = await extractText(doc, { mergePages: false });
+    return text;
+  } finally {
+    await doc.loadingTask.destroy();
+  }
+}

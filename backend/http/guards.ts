@@ -130,7 +130,11 @@ export const limitJsonDepth: RequestHandler = (req, _res, next) => {
  * in a header and an `X-Filename` header, which no cross-site simple request can send.
  */
 export function isRawUpload(method: string, urlPath: string): boolean {
-  return method === 'POST' && /^\/api\/workspaces\/[^/]+\/sessions\/[^/]+\/attachments\/?$/.test(urlPath);
+  if (method !== 'POST') return false;
+  // Knowledge sources: a file as the raw body, or JSON that the route reads itself (DESIGN 13).
+  return (
+    /^\/api\/workspaces\/[^/]+\/sessions\/[^/]+\/attachments\/?$/.test(urlPath) || /^\/api\/knowledge\/[^/]+\/sources\/?$/.test(urlPath)
+  );
 }
 
 /**

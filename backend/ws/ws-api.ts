@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ResumeMessageSchema } from '../chat/chat-api.js';
 import type { DeviceRole } from '../pairing/pairing-api.js';
+import type { KnowledgeProgress } from '../knowledge/knowledge-api.js';
 
 export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills' | 'web';
 
@@ -11,6 +12,7 @@ export type ServerMessage =
   | { type: 'config.changed'; resource: ConfigResource; id: string | null }
   | { type: 'log'; seq: number; time: string; stream: string; line: string }
   | { type: 'pong' }
+  | KnowledgeProgress
   | { type: 'error'; message: string; code?: 'owner_required' };
 
 /** Topics stay loose here: unknown ones are ignored, not refused (a newer client, an older server). */

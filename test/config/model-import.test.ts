@@ -8,7 +8,7 @@ test('imported models keep the context window, output limit and capabilities the
       // OpenRouter
       {
         kind: 'chat',
-      id: 'deepseek/deepseek-r1',
+        id: 'deepseek/deepseek-r1',
         name: 'DeepSeek: R1',
         context_length: 163840,
         top_provider: { context_length: 163840, max_completion_tokens: 32768 },
@@ -78,9 +78,24 @@ test('imported models keep the context window, output limit and capabilities the
       supports_tools: true,
       supports_vision: true,
     },
-    { kind: 'chat', id: 'qwen', name: 'qwen', context_window: 32768, supports_thinking: false, supports_tools: false, supports_vision: false },
+    {
+      kind: 'chat',
+      id: 'qwen',
+      name: 'qwen',
+      context_window: 32768,
+      supports_thinking: false,
+      supports_tools: false,
+      supports_vision: false,
+    },
     { kind: 'chat', id: 'gpt-4o', name: 'gpt-4o', supports_thinking: false, supports_tools: false, supports_vision: false },
-    { kind: 'chat', id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', supports_thinking: false, supports_tools: false, supports_vision: false },
+    {
+      kind: 'chat',
+      id: 'claude-sonnet-4-5',
+      name: 'Claude Sonnet 4.5',
+      supports_thinking: false,
+      supports_tools: false,
+      supports_vision: false,
+    },
   ]);
   assert.equal(modelsFrom({ data: [{ id: 'x', context_length: -5, context_window: 1.5 }] })![0].context_window, undefined);
 });

@@ -1,0 +1,350 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { loadSqlite } from '../data/sqlite.js';
+import type { ChunkDraft } from './chunker.js';
+import type { ChunkLocation, SourceState } from './knowledge-api.js';
+
+// `knowledge/<kb>/index.sqlite`: sources and their job state, folder documents, chunks with an
+// FTS5 external-content index, and vectors keyed by (model, text hash) so that the same text is
+// never embedded twice by one model and two models' vectors never meet. Everything here can be
+// rebuilt from kb.json and the stored files: a database that fails to open or check is moved
+// aside and started afresh (the service then re-ingests every source).
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sources(
+  id TEXT PRIMARY KEY, seq INTEGER NOT NULL, state TEXT NOT NULL, parsed INTEGER NOT NULL DEFAULT 0,
+  chunks_total INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0,
+  error TEXT, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents(
+  id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL,
+  mtime REAL NOT NULL, UNIQUE(source_id, path));
+CREATE TABLE IF NOT EXISTS chunks(
+  id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, doc_id INTEGER, seq INTEGER NOT NULL, hash TEXT NOT NULL,
+  text TEXT NOT NULL, location TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source_id, seq);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id);
+CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks(hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY(model, hash));
+`;
+
+export interface SourceRow {
+  id: string;
+  seq: number;
+  state: SourceState;
+  parsed: number;
+  chunks_total: number;
+  size: number;
+  files: number;
+  error: { code: string; message: string } | null;
+  updated_at: string;
+}
+
+export interface ChunkRow {
+  id: number;
+  source_id: string;
+  doc_id: number | null;
+  seq: number;
+  text: string;
+  location: ChunkLocation;
+}
+
+export interface DocumentRow {
+  id: number;
+  source_id: string;
+  path: string;
+  sha256: string;
+  size: number;
+  mtime: number;
+}
+
+export function textHash(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 32);
+}
+
+/** Vector bytes as stored (little-endian float32, as every platform Node runs on). */
+export function vectorBlob(v: Float32Array): Uint8Array {
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+export function blobVector(b: Uint8Array): Float32Array {
+  const copy = new Uint8Array(b); // aligned
+  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+}
+
+function toChunk(r: Record<string, SQLInputValue>): ChunkRow {
+  return {
+    id: Number(r.id),
+    source_id: String(r.source_id),
+    doc_id: r.doc_id === null ? null : Number(r.doc_id),
+    seq: Number(r.seq),
+    text: String(r.text),
+    location: JSON.parse(String(r.location)) as ChunkLocation,
+  };
+}
+
+export class KbIndex {
+  private readonly stmts = new Map<string, StatementSync>();
+
+  private constructor(readonly db: DatabaseSync) {}
+
+  /** Opens (or creates) the index; `rebuilt` says a damaged one was moved aside. */
+  static async open(file: string): Promise<{ index: KbIndex; rebuilt: boolean }> {
+    const { DatabaseSync } = await loadSqlite();
+    const attempt = () => {
+      const db = new DatabaseSync(file);
+      try {
+        db.exec('PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;');
+        const check = db.prepare('PRAGMA quick_check').get() as { quick_check?: string } | undefined;
+        if (check && Object.values(check)[0] !== 'ok') throw new Error(`quick_check: ${String(Object.values(check)[0])}`);
+        db.exec(SCHEMA);
+        return db;
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+    };
+    try {
+      return { index: new KbIndex(attempt()), rebuilt: false };
+    } catch {
+      const aside = `${file}.damaged-${Date.now()}`;
+      await fs.rename(file, aside).catch(() => undefined);
+      for (const suffix of ['-wal', '-shm']) await fs.rm(file + suffix, { force: true });
+      return { index: new KbIndex(attempt()), rebuilt: true };
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private q(sql: string): StatementSync {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  tx<T>(fn: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  // Sources ------------------------------------------------------------------------------------
+
+  private toSource(r: Record<string, SQLInputValue>): SourceRow {
+    return {
+      id: String(r.id),
+      seq: Number(r.seq),
+      state: String(r.state) as SourceState,
+      parsed: Number(r.parsed),
+      chunks_total: Number(r.chunks_total),
+      size: Number(r.size),
+      files: Number(r.files),
+      error: r.error ? (JSON.parse(String(r.error)) as SourceRow['error']) : null,
+      updated_at: String(r.updated_at),
+    };
+  }
+
+  sources(): SourceRow[] {
+    return this.q('SELECT * FROM sources ORDER BY seq')
+      .all()
+      .map((r) => this.toSource(r));
+  }
+
+  source(id: string): SourceRow | undefined {
+    const r = this.q('SELECT * FROM sources WHERE id = ?').get(id);
+    return r ? this.toSource(r) : undefined;
+  }
+
+  addSource(id: string, state: SourceState, size: number): void {
+    const seq = Number((this.q('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM sources').get() as { n: number }).n);
+    this.q('INSERT OR IGNORE INTO sources(id, seq, state, size, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      seq,
+      state,
+      size,
+      new Date().toISOString(),
+    );
+  }
+
+  update(id: string, patch: Partial<Pick<SourceRow, 'state' | 'parsed' | 'chunks_total' | 'size' | 'files' | 'error'>>): void {
+    const keys = Object.keys(patch) as (keyof typeof patch)[];
+    const values = keys.map((k) => (k === 'error' ? (patch.error ? JSON.stringify(patch.error) : null) : (patch[k] as SQLInputValue)));
+    const set = [...keys.map((k) => `${k} = ?`), 'updated_at = ?'].join(', ');
+    this.db.prepare(`UPDATE sources SET ${set} WHERE id = ?`).run(...values, new Date().toISOString(), id);
+  }
+
+  removeSource(id: string): void {
+    this.tx(() => {
+      this.q('DELETE FROM chunks WHERE source_id = ?').run(id);
+      this.q('DELETE FROM documents WHERE source_id = ?').run(id);
+      this.q('DELETE FROM sources WHERE id = ?').run(id);
+    });
+  }
+
+  /** Drops a source's chunks (before it is parsed again); vectors stay, keyed by text. */
+  clearChunks(id: string): void {
+    this.tx(() => {
+      this.q('DELETE FROM chunks WHERE source_id = ?').run(id);
+      this.q('DELETE FROM documents WHERE source_id = ?').run(id);
+    });
+  }
+
+  // Documents of folder sources ------------------------------------------------------------------
+
+  documents(sourceId: string): DocumentRow[] {
+    return this.q('SELECT * FROM documents WHERE source_id = ?').all(sourceId) as unknown as DocumentRow[];
+  }
+
+  /** Replaces a document's chunks in one transaction; returns the document id. */
+  putDocument(sourceId: string, doc: Omit<DocumentRow, 'id' | 'source_id'>, chunks: ChunkDraft[]): number {
+    return this.tx(() => {
+      const old = this.q('SELECT id FROM documents WHERE source_id = ? AND path = ?').get(sourceId, doc.path) as { id: number } | undefined;
+      if (old) this.q('DELETE FROM chunks WHERE doc_id = ?').run(old.id);
+      this.q('DELETE FROM documents WHERE source_id = ? AND path = ?').run(sourceId, doc.path);
+      const id = Number(
+        this.q('INSERT INTO documents(source_id, path, sha256, size, mtime) VALUES (?, ?, ?, ?, ?)').run(
+          sourceId,
+          doc.path,
+          doc.sha256,
+          doc.size,
+          doc.mtime,
+        ).lastInsertRowid,
+      );
+      this.insertChunks(sourceId, id, chunks);
+      return id;
+    });
+  }
+
+  /** A file touched but not changed: only its size and time are new. */
+  putDocumentMeta(id: number, size: number, mtime: number): void {
+    this.q('UPDATE documents SET size = ?, mtime = ? WHERE id = ?').run(size, mtime, id);
+  }
+
+  removeDocument(sourceId: string, path: string): void {
+    this.tx(() => {
+      const old = this.q('SELECT id FROM documents WHERE source_id = ? AND path = ?').get(sourceId, path) as { id: number } | undefined;
+      if (!old) return;
+      this.q('DELETE FROM chunks WHERE doc_id = ?').run(old.id);
+      this.q('DELETE FROM documents WHERE id = ?').run(old.id);
+    });
+  }
+
+  // Chunks ---------------------------------------------------------------------------------------
+
+  /** Appends chunks after the source's last seq (call inside a transaction for atomicity). */
+  insertChunks(sourceId: string, docId: number | null, chunks: ChunkDraft[]): void {
+    let seq = Number((this.q('SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM chunks WHERE source_id = ?').get(sourceId) as { n: number }).n);
+    const ins = this.q('INSERT INTO chunks(source_id, doc_id, seq, hash, text, location) VALUES (?, ?, ?, ?, ?, ?)');
+    for (const c of chunks) ins.run(sourceId, docId, seq++, textHash(c.text), c.text, JSON.stringify(c.location));
+  }
+
+  chunkCount(sourceId?: string): number {
+    const r =
+      sourceId === undefined
+        ? this.q('SELECT COUNT(*) AS n FROM chunks').get()
+        : this.q('SELECT COUNT(*) AS n FROM chunks WHERE source_id = ?').get(sourceId);
+    return Number((r as { n: number }).n);
+  }
+
+  firstChunk(sourceId: string): ChunkRow | undefined {
+    const r = this.q('SELECT * FROM chunks WHERE source_id = ? ORDER BY seq LIMIT 1').get(sourceId);
+    return r ? toChunk(r) : undefined;
+  }
+
+  chunks(ids: number[]): Map<number, ChunkRow> {
+    const out = new Map<number, ChunkRow>();
+    const get = this.q('SELECT * FROM chunks WHERE id = ?');
+    for (const id of ids) {
+      const r = get.get(id);
+      if (r) out.set(id, toChunk(r));
+    }
+    return out;
+  }
+
+  span(sourceId: string, from: number, to: number): ChunkRow[] {
+    return this.q('SELECT * FROM chunks WHERE source_id = ? AND seq BETWEEN ? AND ? ORDER BY seq').all(sourceId, from, to).map(toChunk);
+  }
+
+  /** Chunk ids matching an FTS5 expression, best bm25 first. */
+  lexical(match: string, limit: number): { id: number; bm25: number }[] {
+    return this.q('SELECT rowid AS id, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?')
+      .all(match, limit)
+      .map((r) => ({ id: Number(r.id), bm25: Number(r.s) }));
+  }
+
+  /** True when `match` finds chunk `id` (the readiness probe). */
+  finds(match: string, id: number): boolean {
+    return this.q('SELECT 1 AS ok FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?').get(match, id) !== undefined;
+  }
+
+  // Vectors --------------------------------------------------------------------------------------
+
+  /** Distinct texts of a source still without a vector of `model`. */
+  unembedded(sourceId: string, model: string, limit: number): { hash: string; text: string }[] {
+    return this.q(
+      `SELECT c.hash AS hash, MIN(c.text) AS text FROM chunks c LEFT JOIN vectors v ON v.model = ? AND v.hash = c.hash
+       WHERE c.source_id = ? AND v.hash IS NULL GROUP BY c.hash LIMIT ?`,
+    )
+      .all(model, sourceId, limit)
+      .map((r) => ({ hash: String(r.hash), text: String(r.text) }));
+  }
+
+  embeddedCount(sourceId: string, model: string): number {
+    const r = this.q('SELECT COUNT(*) AS n FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash WHERE c.source_id = ?').get(
+      model,
+      sourceId,
+    );
+    return Number((r as { n: number }).n);
+  }
+
+  putVectors(model: string, items: { hash: string; vec: Float32Array }[]): void {
+    this.tx(() => {
+      const ins = this.q('INSERT OR REPLACE INTO vectors(model, hash, vec) VALUES (?, ?, ?)');
+      for (const it of items) ins.run(model, it.hash, vectorBlob(it.vec));
+    });
+  }
+
+  /** Vectors of any other model go: two models' vectors are never mixed. */
+  dropVectorsExcept(model: string | null): void {
+    if (model === null) this.q('DELETE FROM vectors').run();
+    else this.q('DELETE FROM vectors WHERE model <> ?').run(model);
+  }
+
+  /** Every (chunk id, vector) of `model`, streamed. */
+  *allVectors(model: string): Generator<{ id: number; vec: Uint8Array }> {
+    for (const r of this.q('SELECT c.id AS id, v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash').iterate(
+      model,
+    )) {
+      yield { id: Number(r.id), vec: r.vec as Uint8Array };
+    }
+  }
+
+  vectorsOf(model: string, ids: number[]): Map<number, Float32Array> {
+    const out = new Map<number, Float32Array>();
+    const get = this.q('SELECT v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash WHERE c.id = ?');
+    for (const id of ids) {
+      const r = get.get(model, id);
+      if (r) out.set(id, blobVector(r.vec as Uint8Array));
+    }
+    return out;
+  }
+
+  vectorOfHash(model: string, hash: string): Float32Array | undefined {
+    const r = this.q('SELECT vec FROM vectors WHERE model = ? AND hash = ?').get(model, hash);
+    return r ? blobVector(r.vec as Uint8Array) : undefined;
+  }
+}
