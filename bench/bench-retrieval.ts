@@ -24,10 +24,11 @@ console.table(
     'other mode': s.otherMode ?? '',
   })),
 );
-console.log(
-  `ingestion to ready: ${run.ingestSeconds.toFixed(1)} s; embedding server: ${run.embedRequests} requests, ${run.embedInputs} inputs; ` +
-    `words without a vector: ${run.wordsMissing}`,
-);
+console.log(`embedding: ${run.embedding}; ingestion to ready: ${run.ingestSeconds.toFixed(1)} s`);
+if (run.embedRequests !== undefined)
+  console.log(
+    `bench embedding server: ${run.embedRequests} requests, ${run.embedInputs} inputs from the backend; words without a vector: ${run.wordsMissing}`,
+  );
 console.log(
   `hybrid vs lexical: ${run.hybridVsLexical.gained} questions found in the top 5 by hybrid only, ${run.hybridVsLexical.lost} by lexical only`,
 );

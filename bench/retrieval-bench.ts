@@ -1,7 +1,8 @@
 /**
  * Retrieval quality of knowledge-base search (DESIGN 13) on a public reading-comprehension set:
  * the SQuAD 2.0 dev slice (retrieval-data.ts). A real backend gets a provider whose embedding model
- * is the local word-vector server (embedding-server.ts), one knowledge base, and every paragraph as
+ * is the bench's word-vector server or one named by BENCH_EMBEDDINGS_URL / BENCH_EMBEDDINGS_MODEL
+ * (retrieval-embeddings.ts), one knowledge base, and every paragraph as
  * a note source; once all are ready, every answerable question is searched in each mode through
  * `POST /api/knowledge/:kb/search` (top_k 10). A question scores when a result of its own paragraph
  * is among the first 5 results (hit@5; also hit@1 and MRR@10, by result rank, not deduplicated).
@@ -15,13 +16,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { figure, pair, startListener, TSC_BACKEND, type Figure, type Listener } from './bench-kit.js';
 import { Bm25 } from './bm25.js';
-import { EmbeddingServer } from './embedding-server.js';
+import { embedTexts, openEmbeddings } from './retrieval-embeddings.js';
 import { loadSlice, type Slice } from './retrieval-data.js';
 import { median, percentile } from './stats.js';
-import { cosine, WordVectors } from './word-vectors.js';
+import { cosine } from './word-vectors.js';
 
 export const MODES = ['lexical', 'vector', 'hybrid'] as const;
-const MODEL = 'glove-6b-100d-sif';
 const TOP_K = 10;
 
 export interface Scores {
@@ -44,9 +44,12 @@ export interface RetrievalRun {
   questions: number;
   chunks: number;
   ingestSeconds: number;
-  embedRequests: number;
-  embedInputs: number;
-  wordsMissing: string;
+  /** The embedding model the KB used (retrieval-embeddings.ts). */
+  embedding: string;
+  /** The bench's own server only: requests and inputs the backend sent it, words it found no vector for. */
+  embedRequests?: number;
+  embedInputs?: number;
+  wordsMissing?: string;
   scores: Scores[];
   /** Questions hybrid finds in its top 5 and lexical does not (gained), and the reverse (lost). */
   hybridVsLexical: { gained: number; lost: number };
@@ -101,24 +104,24 @@ async function waitReady(call: Call, kb: string, count: number): Promise<number>
 
 export async function runRetrieval(log: (line: string) => void = () => {}): Promise<RetrievalRun> {
   const slice = loadSlice();
-  const vectors = WordVectors.load();
-  const embedder = new EmbeddingServer(vectors, MODEL);
+  const embeddings = await openEmbeddings();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-retrieval-'));
   let backend: Listener | undefined;
   try {
-    await embedder.start();
     backend = await startListener(TSC_BACKEND, ['-port', '0', '-swap-port', 'off', '-data', path.join(tmp, 'data')], {
       EXPRESS_MODE: 'release',
     });
     const call = caller(backend, await pair(backend));
     await call('POST', '/api/config/providers', {
-      id: 'glove',
-      name: 'GloVe word vectors (bench)',
+      id: 'bench-embed',
+      name: 'Bench embeddings',
       type: 'compat',
-      base_url: `${embedder.url}/v1`,
-      models: [{ id: MODEL, kind: 'embedding' }],
+      base_url: embeddings.baseUrl,
+      ...(embeddings.apiKey ? { api_key: embeddings.apiKey } : {}),
+      models: [{ id: embeddings.model, kind: 'embedding' }],
     });
-    const kb = (await call('POST', '/api/knowledge', { name: 'SQuAD 2.0 dev slice', embedding: { model: `glove:${MODEL}` } })).id as string;
+    const kbBody = { name: 'SQuAD 2.0 dev slice', embedding: { model: `bench-embed:${embeddings.model}` } };
+    const kb = (await call('POST', '/api/knowledge', kbBody)).id as string;
     const t0 = performance.now();
     const paragraphOf = new Map<string, number>();
     for (const [i, p] of slice.paragraphs.entries()) {
@@ -154,6 +157,8 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
       });
       log(`${mode}: done`);
     }
+    const local = embeddings.local ? { embedRequests: embeddings.local.requests, embedInputs: embeddings.local.inputs } : {};
+    const wordsMissing = embeddings.vectors ? `${embeddings.vectors.missing} of ${embeddings.vectors.seen}` : undefined;
 
     const bm25 = new Bm25(slice.paragraphs.map((p) => p.context));
     scores.push(
@@ -163,9 +168,15 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
         slice.questions.map((q) => bm25.search(q.text, TOP_K)),
       ),
     );
-    const docVectors = slice.paragraphs.map((p) => vectors.embed(p.context));
-    const byCosine = slice.questions.map((q) => {
-      const v = vectors.embed(q.text);
+    const docVectors = await embedTexts(
+      embeddings,
+      slice.paragraphs.map((p) => p.context),
+    );
+    const questionVectors = await embedTexts(
+      embeddings,
+      slice.questions.map((q) => q.text),
+    );
+    const byCosine = questionVectors.map((v) => {
       return docVectors
         .map((d, i) => ({ i, s: cosine(v, d) }))
         .sort((a, b) => b.s - a.s || a.i - b.i)
@@ -180,9 +191,9 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
       questions: slice.questions.length,
       chunks,
       ingestSeconds,
-      embedRequests: embedder.requests,
-      embedInputs: embedder.inputs,
-      wordsMissing: `${vectors.missing} of ${vectors.seen}`,
+      embedding: embeddings.label,
+      ...local,
+      wordsMissing,
       hybridVsLexical: {
         gained: slice.questions.filter((_, i) => top5.get('hybrid')![i] && !top5.get('lexical')![i]).length,
         lost: slice.questions.filter((_, i) => !top5.get('hybrid')![i] && top5.get('lexical')![i]).length,
@@ -191,13 +202,15 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
     };
   } finally {
     await backend?.stop();
-    await embedder.stop();
+    await embeddings.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
 /** The `npm run bench` rows: hit@5 of each mode against the BM25 baseline of the same run. */
 export async function retrievalFigures(): Promise<Figure[]> {
+  if (process.env.BENCH_EMBEDDINGS_URL)
+    throw new Error('the bench table takes the bench embedding; use npm run bench:retrieval for another model');
   const run = await runRetrieval();
   const bm25 = run.scores.find((s) => s.name.startsWith('baseline bm25'))!;
   const cos = run.scores.find((s) => s.name.startsWith('baseline cosine'))!;
