@@ -32,6 +32,7 @@ if (run.embedRequests !== undefined)
 console.log(
   `hybrid vs lexical: ${run.hybridVsLexical.gained} questions found in the top 5 by hybrid only, ${run.hybridVsLexical.lost} by lexical only`,
 );
+console.log(`vector mode: top 10 identical to the in-process cosine top 10 for ${run.vectorSameAsCosine} of ${run.questions} questions`);
 const out = path.join(ROOT, 'bench-results', 'retrieval.json');
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), ...run }, null, 2)}\n`);

@@ -53,6 +53,8 @@ export interface RetrievalRun {
   scores: Scores[];
   /** Questions hybrid finds in its top 5 and lexical does not (gained), and the reverse (lost). */
   hybridVsLexical: { gained: number; lost: number };
+  /** Questions whose vector-mode top 10 (paragraph order) is the in-process cosine top 10. */
+  vectorSameAsCosine: number;
 }
 
 /** Scores from, per question, the paragraph index of each result in rank order. */
@@ -134,6 +136,7 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
 
     const scores: Scores[] = [];
     const top5 = new Map<string, boolean[]>();
+    const byMode = new Map<string, number[][]>();
     for (const mode of MODES) {
       const ranked: number[][] = [];
       const times: number[] = [];
@@ -145,6 +148,7 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
         if (res.mode !== undefined && res.mode !== mode) otherMode++;
         ranked.push((res.results as { source_id: string }[]).map((r) => paragraphOf.get(r.source_id) ?? -1));
       }
+      byMode.set(mode, ranked);
       top5.set(
         mode,
         slice.questions.map((q, i) => ranked[i].slice(0, 5).includes(q.paragraph)),
@@ -198,6 +202,7 @@ export async function runRetrieval(log: (line: string) => void = () => {}): Prom
         gained: slice.questions.filter((_, i) => top5.get('hybrid')![i] && !top5.get('lexical')![i]).length,
         lost: slice.questions.filter((_, i) => !top5.get('hybrid')![i] && top5.get('lexical')![i]).length,
       },
+      vectorSameAsCosine: byCosine.filter((c, i) => c.join() === byMode.get('vector')![i].join()).length,
       scores,
     };
   } finally {
