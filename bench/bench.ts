@@ -16,6 +16,7 @@ import { branchFigures } from './branch-bench.js';
 import { chatFigures } from './chat-bench.js';
 import { deskFigures } from './desk-bench.js';
 import { historyFigures } from './history-bench.js';
+import { knowledgeFigures } from './knowledge-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
@@ -44,6 +45,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   attachments: () => attachmentFigures(),
   artifacts: () => artifactFigures(),
   web: () => webFigures(),
+  knowledge: () => knowledgeFigures(),
   retrieval: () => retrievalFigures(),
 };
 

@@ -18,6 +18,8 @@ export interface EmbeddingServer {
   rerankRequests: number;
   /** Every answered input text, in order. */
   texts: string[];
+  /** Every input text as its request arrived (before any delay or failure). */
+  arrived: string[];
   fail(f: Failure | null): void;
   /** Delay before each embeddings answer. */
   slowMs: number;
@@ -58,6 +60,7 @@ export async function startEmbeddingServer(options: { dims?: number; apiKey?: st
     inputs: 0,
     rerankRequests: 0,
     texts: [],
+    arrived: [],
     slowMs: 0,
     fail(f) {
       failure = f;
@@ -102,6 +105,7 @@ export async function startEmbeddingServer(options: { dims?: number; apiKey?: st
         if (state.requests >= w.n) w.resolve();
         else waiters.push(w);
       const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ''];
+      state.arrived.push(...inputs);
       const answer = () => {
         if (failure && failuresLeft > 0) {
           failuresLeft--;

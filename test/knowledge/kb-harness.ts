@@ -1,5 +1,5 @@
 import { deflateRawSync } from 'node:zlib';
-import { api, startPaired, type BackendProcess, type StartOptions } from '../helpers/backend-process.js';
+import { api, BackendProcess, startPaired, type StartOptions } from '../helpers/backend-process.js';
 import { startEmbeddingServer, type EmbeddingServer } from '../helpers/embedding-server.js';
 
 // A real backend with a provider `emb` whose models are the local embedding server's: `emb:bow`
@@ -34,10 +34,8 @@ export class KbRig {
 
   /** Restarts the backend on the same data directory (after a stop or a kill). */
   async restart(): Promise<void> {
-    const { proc, credential } = await startPaired({ dataDir: this.proc.dataDir });
-    void credential;
-    this.proc = proc;
-    this.credential = credential;
+    // Already paired: the credential stays valid across restarts.
+    this.proc = await BackendProcess.start({ dataDir: this.proc.dataDir });
   }
 
   call(method: string, path: string, body?: unknown) {
