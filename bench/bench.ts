@@ -20,6 +20,7 @@ import { knowledgeFigures } from './knowledge-bench.js';
 import { logBuffer } from './log-bench.js';
 import { mcpFigures } from './mcp-bench.js';
 import { rendererFigures } from './renderer-bench.js';
+import { retrievalFigures } from './retrieval-bench.js';
 import { routeBuilds } from './route-bench.js';
 import { searchFigures } from './search-bench.js';
 import { coldStart, idleMemory } from './startup-bench.js';
@@ -47,6 +48,7 @@ const GROUPS: Record<string, () => Promise<Figure[]>> = {
   artifacts: () => artifactFigures(),
   web: () => webFigures(),
   knowledge: () => knowledgeFigures(),
+  retrieval: () => retrievalFigures(),
 };
 
 function num(v: number | undefined): string {
