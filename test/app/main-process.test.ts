@@ -4,6 +4,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BUILD_OUTPUT } from '../../app/build-layout.js';
 import { readLiveInstance } from '../../backend/data/instance-lock.js';
+import { PREVIEW_CSP } from '../../backend/http/preview-api.js';
+import { PREVIEW_PARTITION, PREVIEW_WINDOW_URL } from '../../app/main/preview-window-policy.js';
 import { BackendProcess, tempDir } from '../helpers/backend-process.js';
 import { MainHarness, ROOT, type Message } from './main-harness.js';
 
@@ -110,6 +112,30 @@ describe(
         assert.ok(code.channels.includes(channel), channel);
       const foreign = await command({ cmd: 'invoke', channel: 'pairing:code', sender: 'https://example.com/' }, 'invoked');
       assert.equal(foreign.value.error.code, 'untrusted_sender');
+    });
+
+    it("the full-size preview windows' session grants nothing, fetches nothing, downloads nothing and serves only the preview page", async () => {
+      const outside = await command(
+        { cmd: 'partition', partition: PREVIEW_PARTITION, url: 'https://example.com/x.png', page: PREVIEW_WINDOW_URL },
+        'partition',
+      );
+      assert.deepEqual(
+        { ...outside, page: outside.page && { status: outside.page.status, csp: outside.page.csp } },
+        {
+          type: 'partition',
+          exists: true,
+          granted: false,
+          checked: false,
+          cancelled: true,
+          downloadPrevented: true,
+          page: { status: 200, csp: PREVIEW_CSP },
+        },
+      );
+      const app = await command(
+        { cmd: 'partition', partition: PREVIEW_PARTITION, url: 'app://renderer/index.html', page: 'app://renderer/index.html' },
+        'partition',
+      );
+      assert.equal(app.page.status, 404, "the app's own page is not served to a preview window");
     });
 
     it('"Quick Ask" in the File menu opens the quick-ask window (desktops without a tray area reach it there)', async () => {
