@@ -330,6 +330,12 @@ export class KbIndex {
   }
 
   /** Every (chunk id, vector) of `model`, streamed. */
+  /** How many chunks have a vector of `model`: the vector index is allocated once at that size. */
+  vectorCount(model: string): number {
+    const r = this.q('SELECT COUNT(*) AS n FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash').get(model);
+    return Number(r?.n ?? 0);
+  }
+
   *allVectors(model: string): Generator<{ id: number; vec: Uint8Array }> {
     for (const r of this.q('SELECT c.id AS id, v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash').iterate(
       model,

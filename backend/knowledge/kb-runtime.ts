@@ -74,7 +74,7 @@ export class KbRuntime {
   vectors(): VectorIndex | null {
     const e = this.kb.embedding;
     if (!e || !e.dimensions) return null;
-    this.vectorCache ??= VectorIndex.build(e.dimensions, this.index.allVectors(e.model));
+    this.vectorCache ??= VectorIndex.build(e.dimensions, this.index.allVectors(e.model), this.index.vectorCount(e.model));
     return this.vectorCache;
   }
 

@@ -31,8 +31,9 @@ export class VectorIndex {
     this.bits = new Uint32Array(capacity * this.words);
   }
 
-  static build(dims: number, rows: Iterable<{ id: number; vec: Uint8Array }>): VectorIndex {
-    const index = new VectorIndex(dims);
+  /** `expected`: how many rows come, so the arrays are allocated once (growing by doubling left up to twice the memory behind). */
+  static build(dims: number, rows: Iterable<{ id: number; vec: Uint8Array }>, expected = 1024): VectorIndex {
+    const index = new VectorIndex(dims, Math.max(1, expected));
     for (const r of rows) {
       if (r.vec.byteLength !== dims * 4) continue; // never mixed: a vector of another size is not ours
       index.add(r.id, blobVector(r.vec));
