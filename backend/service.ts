@@ -283,11 +283,16 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const attachments = new AttachmentStore(paths);
   const web = new WebService({ config: () => readWebConfig(config), env });
   const knowledge = stores.knowledge;
-  // Unfinished ingestion jobs resume once the backend runs (not on its start-up path).
-  setTimeout(() => void knowledge.start().catch((err: Error) => logger.error(`knowledge: ${err.message}`)), 200).unref();
   const chat = new ChatEngine({ stores, ws, logger, tools, attachments, web, knowledge });
-  // The search index catches up with the logs once the backend runs (not on its start-up path).
-  setTimeout(() => chat.search.start(), 500).unref();
+  // Once the backend runs (not on its start-up path): the knowledge bases open (unfinished ingestion
+  // jobs resume), then the search index catches up with the logs. Its "search: index up to date"
+  // line thus also says the knowledge bases are open (docs/command-line.md).
+  setTimeout(() => {
+    void knowledge
+      .start()
+      .catch((err: Error) => logger.error(`knowledge: ${err.message}`))
+      .finally(() => chat.search.start());
+  }, 200).unref();
   app.use(chatRoutes(stores, chat, (wid, sid, refs) => snapshotResources(mcp, attachments, wid, sid, refs)));
   app.use(
     attachmentRoutes({

@@ -54,8 +54,12 @@ export class KnowledgeService implements KnowledgeReader {
   /** Opens every KB (rebuilding damaged indexes) and resumes unfinished jobs. */
   start(): Promise<void> {
     this.started ??= (async () => {
-      await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
-      for (const name of await fs.readdir(this.dir)) {
+      // No knowledge/ yet: nothing to open, and nothing written (the folder comes with the first KB).
+      const names = await fs.readdir(this.dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return [] as string[];
+        throw err;
+      });
+      for (const name of names) {
         if (!KB_ID.test(name)) continue;
         try {
           await this.open(name);
