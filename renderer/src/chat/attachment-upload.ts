@@ -1,6 +1,6 @@
 import type { AttachmentView } from '../../../backend/attachments/attachment-api.js';
-import type { ErrorBody } from '../../../backend/http/errors-api.js';
-import { ApiFailure, joinUrl, type ApiClient } from '../api/client';
+import type { ApiClient } from '../api/client';
+import { fetchBytes, uploadRaw } from '../api/raw-transfer';
 
 export type { AttachmentView };
 
@@ -73,8 +73,8 @@ export function attachmentsPath(ws: string, sid: string, id = ''): string {
 }
 
 /**
- * Uploads one file as the raw body (XMLHttpRequest: fetch reports no upload progress). Failures are
- * ApiFailures with the backend's code (`attachment_too_large`, `unsupported_attachment`…).
+ * Uploads one file as the raw body, with progress. Failures are ApiFailures with the backend's code
+ * (`attachment_too_large`, `unsupported_attachment`…).
  */
 export function uploadAttachment(
   api: ApiClient,
@@ -83,43 +83,15 @@ export function uploadAttachment(
   name: string,
   onProgress: (fraction: number) => void,
 ): { done: Promise<AttachmentView>; abort(): void } {
-  const xhr = new XMLHttpRequest();
-  const done = new Promise<AttachmentView>((resolve, reject) => {
-    xhr.open('POST', joinUrl(api.baseUrl, path));
-    if (api.credential) xhr.setRequestHeader('Authorization', `Bearer ${api.credential}`);
-    xhr.setRequestHeader('X-Filename', encodeURIComponent(name));
-    xhr.setRequestHeader('Content-Type', blob.type || 'application/octet-stream');
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
-    };
-    xhr.onload = () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        body = undefined;
-      }
-      if (xhr.status === 201) return resolve(body as AttachmentView);
-      const envelope = (body as Partial<ErrorBody> | undefined)?.error;
-      reject(
-        new ApiFailure('http', xhr.status, envelope?.code ?? `http_${xhr.status}`, envelope?.message ?? xhr.statusText, envelope?.field),
-      );
-    };
-    xhr.onerror = () => reject(new ApiFailure('network', 0, 'unreachable', 'network error'));
-    xhr.onabort = () => reject(new ApiFailure('network', 0, 'aborted', 'upload cancelled'));
-    xhr.send(blob);
+  return uploadRaw<AttachmentView>(api, path, blob, {
+    name,
+    contentType: blob.type || 'application/octet-stream',
+    onProgress,
+    expect: 201,
   });
-  return { done, abort: () => xhr.abort() };
 }
 
 /** The bytes of a stored attachment, with the credential (an <img src> could not send it). */
-export async function fetchAttachment(api: ApiClient, path: string): Promise<Blob> {
-  let res: Response;
-  try {
-    res = await fetch(joinUrl(api.baseUrl, path), { headers: api.credential ? { Authorization: `Bearer ${api.credential}` } : {} });
-  } catch (err) {
-    throw new ApiFailure('network', 0, 'unreachable', (err as Error).message || 'network error');
-  }
-  if (!res.ok) throw new ApiFailure('http', res.status, `http_${res.status}`, res.statusText);
-  return res.blob();
+export function fetchAttachment(api: ApiClient, path: string): Promise<Blob> {
+  return fetchBytes(api, path);
 }

@@ -10,8 +10,8 @@ import type {
   SourceSpan,
   SourceState,
 } from '../../../backend/knowledge/knowledge-api.js';
-import type { ErrorBody } from '../../../backend/http/errors-api.js';
-import { ApiFailure, joinUrl, type ApiClient } from '../api/client';
+import type { ApiClient } from '../api/client';
+import { fetchBytes, uploadRaw } from '../api/raw-transfer';
 import type { LiveMessage } from '../api/live-socket';
 
 export type {
@@ -67,10 +67,7 @@ export function applyProgress(source: KnowledgeSource, p: KnowledgeProgress): Kn
   return next;
 }
 
-/**
- * Uploads one file as the raw body with `X-Filename` (XMLHttpRequest: fetch reports no upload
- * progress). Failures are ApiFailures carrying the backend's code and field.
- */
+/** Uploads one file as the raw body with `X-Filename`, with progress; failures carry the backend's code and field. */
 export function uploadSource(
   api: ApiClient,
   kbId: string,
@@ -78,47 +75,12 @@ export function uploadSource(
   name: string,
   onProgress: (fraction: number) => void,
 ): { done: Promise<KnowledgeSource>; abort(): void } {
-  const xhr = new XMLHttpRequest();
-  const done = new Promise<KnowledgeSource>((resolve, reject) => {
-    xhr.open('POST', joinUrl(api.baseUrl, kbPath.sources(kbId)));
-    if (api.credential) xhr.setRequestHeader('Authorization', `Bearer ${api.credential}`);
-    xhr.setRequestHeader('X-Filename', encodeURIComponent(name));
-    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
-    };
-    xhr.onload = () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        body = undefined;
-      }
-      if (xhr.status >= 200 && xhr.status < 300) return resolve(body as KnowledgeSource);
-      const envelope = (body as Partial<ErrorBody> | undefined)?.error;
-      reject(
-        new ApiFailure('http', xhr.status, envelope?.code ?? `http_${xhr.status}`, envelope?.message ?? xhr.statusText, envelope?.field),
-      );
-    };
-    xhr.onerror = () => reject(new ApiFailure('network', 0, 'unreachable', 'network error'));
-    xhr.onabort = () => reject(new ApiFailure('network', 0, 'aborted', 'upload cancelled'));
-    xhr.send(file);
-  });
-  return { done, abort: () => xhr.abort() };
+  return uploadRaw<KnowledgeSource>(api, kbPath.sources(kbId), file, { name, contentType: 'application/octet-stream', onProgress });
 }
 
 /** The original bytes of a file source, with the credential (a plain link could not send it). */
-export async function fetchSourceFile(api: ApiClient, kbId: string, sourceId: string): Promise<Blob> {
-  let res: Response;
-  try {
-    res = await fetch(joinUrl(api.baseUrl, kbPath.file(kbId, sourceId)), {
-      headers: api.credential ? { Authorization: `Bearer ${api.credential}` } : {},
-    });
-  } catch (err) {
-    throw new ApiFailure('network', 0, 'unreachable', (err as Error).message || 'network error');
-  }
-  if (!res.ok) throw new ApiFailure('http', res.status, `http_${res.status}`, res.statusText);
-  return res.blob();
+export function fetchSourceFile(api: ApiClient, kbId: string, sourceId: string): Promise<Blob> {
+  return fetchBytes(api, kbPath.file(kbId, sourceId));
 }
 
 /** Splits a patterns field ("*.md, docs/**" or one per line) into globs. */
