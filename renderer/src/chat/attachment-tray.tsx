@@ -76,6 +76,8 @@ const ICONS = {
   // A paper clip and a page with a folded corner, on the sidebar icons' 24×24 stroke grid.
   clip: 'M16 7l-7.5 7.5a2 2 0 0 0 2.8 2.8L19 9.6a4 4 0 0 0-5.6-5.6L5.6 11.8a6 6 0 0 0 8.5 8.5L20 14.4',
   file: 'M6 3h8l4 4v14H6zM14 3v4h4M9 12h6M9 16h6',
+  // A globe (the composer's web search toggle): a circle of radius 9, the equator and two meridians.
+  globe: 'M3 12a9 9 0 1 0 18 0a9 9 0 1 0-18 0M3 12h18M12 3a14 14 0 0 1 0 18M12 3a14 14 0 0 0 0 18',
 };
 
 /** Stroke icons drawn here (no icon dependency; emoji fonts are missing on some Linux desktops). */

@@ -5,7 +5,6 @@ import { AttachIcon, AttachmentTray } from './attachment-tray';
 import { matching, PromptArgsDialog, PromptMenu, slashQuery, usePrompts } from './mcp-prompts';
 import { AttachedResources, ResourcePicker, type ResourceRef } from './mcp-resources';
 import type { PendingAttachment } from './use-attachments';
-import { GlobeIcon } from '../web/sources-list';
 import { KbChips, KbMenu, useKbMention } from '../knowledge/kb-mention';
 
 /** Files a paste or a file picker holds (the clipboard also offers the text of a copied file name). */
@@ -151,7 +150,7 @@ export function Composer(props: {
               disabled={props.disabled}
               onClick={props.webSearch.onToggle}
             >
-              <GlobeIcon />
+              <AttachIcon kind="globe" />
             </button>
           )}
           <label htmlFor={id} className="sr-only">

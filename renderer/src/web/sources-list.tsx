@@ -57,22 +57,3 @@ export function SourcesList({ citations }: { citations: Citation[] }) {
     </section>
   );
 }
-
-/** A 24×24 stroke globe, drawn like the other composer icons. */
-export function GlobeIcon() {
-  return (
-    <svg
-      className="att-icon"
-      viewBox="0 0 24 24"
-      aria-hidden="true"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
-      <circle cx="12" cy="12" r="9" />
-      <path d="M3 12h18M12 3a14 14 0 0 1 0 18M12 3a14 14 0 0 0 0 18" />
-    </svg>
-  );
-}
