@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { BackupListResponse, RestoreResponse } from '../backup/backup-api.js';
 import type { BackupStore } from '../backup/backup-store.js';
-import { SnapshotInvalidError } from '../backup/snapshot-reader.js';
+import { SnapshotInvalidError } from '../backup/snapshot-errors.js';
 import { parseBody } from '../http/validation.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';

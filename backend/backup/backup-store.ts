@@ -6,9 +6,12 @@ import { SerialQueue } from '../data/serial-queue.js';
 import type { BackupInfo, BackupKind } from './backup-api.js';
 import { backupName, dailyDue, namesToPrune, parseBackupName } from './backup-names.js';
 import { applyStaged } from './restore-apply.js';
-import { unpackVerified } from './snapshot-reader.js';
 import type { Manifest } from './snapshot-format.js';
-import { readNodeId, writeSnapshot } from './snapshot-writer.js';
+
+// tar is loaded with the first snapshot written or restored, not at every start (the schedule's first
+// daily snapshot is hours away).
+const loadWriter = () => import('./snapshot-writer.js');
+const loadReader = () => import('./snapshot-reader.js');
 
 export interface BackupStoreOptions {
   /** The data directory; snapshots go to `<root>/backups/`. */
@@ -73,6 +76,7 @@ export class BackupStore {
         at = new Date(at.getTime() + 1);
         name = backupName(at, kind);
       }
+      const { writeSnapshot } = await loadWriter();
       const size = await writeSnapshot(this.root, path.join(this.dir, name), kind, at);
       await this.prune();
       return { name, kind, created_at: at.toISOString(), size_bytes: size };
@@ -113,6 +117,7 @@ export class BackupStore {
     const staging = path.join(this.dir, `.restore-${randomBytes(6).toString('hex')}`);
     const discard = () => fs.rm(staging, { recursive: true, force: true });
     try {
+      const [{ unpackVerified }, { readNodeId }] = await Promise.all([loadReader(), loadWriter()]);
       const manifest = await unpackVerified(file, staging);
       const nodeId = await readNodeId(this.root);
       const foreign = nodeId === null || manifest.node_id !== nodeId;

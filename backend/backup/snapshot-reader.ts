@@ -5,11 +5,12 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import { listingProblem } from './portable-names.js';
+import { SnapshotInvalidError } from './snapshot-errors.js';
 import { readLegacyManifest, type LegacyPlan } from './snapshot-legacy.js';
 import { DATA_PREFIX, isSafeRelative, Manifest, MANIFEST_ENTRY } from './snapshot-format.js';
 
 /** The snapshot cannot be restored: unreadable, damaged, or not one of ours. Nothing was changed. */
-export class SnapshotInvalidError extends Error {}
+export { SnapshotInvalidError };
 
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 /** Room for an entry's header blocks (pax headers for long names included). */

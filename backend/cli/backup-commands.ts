@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BackupStore } from '../backup/backup-store.js';
 import { formatBytes } from '../backup/backup-names.js';
-import { SnapshotInvalidError } from '../backup/snapshot-reader.js';
+import { SnapshotInvalidError } from '../backup/snapshot-errors.js';
 import { InstanceLock, InstanceLockedError, readLiveInstance } from '../data/instance-lock.js';
 
 /** What a restore brings back, and what it never does (said for a snapshot of another node). */
