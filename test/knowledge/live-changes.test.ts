@@ -70,6 +70,6 @@ describe('knowledge: changes announced on the WebSocket', () => {
     assert.equal((await next(seen++)).id, marker.id, 'no frame for the refused changes');
 
     assert.equal((await rig.call('DELETE', `/api/knowledge/${kb.id}`)).status, 204);
-    assert.deepEqual(await next(seen++), { type: 'config.changed', resource: 'knowledge', id: kb.id });
+    assert.deepEqual(await next(seen), { type: 'config.changed', resource: 'knowledge', id: kb.id });
   });
 });
