@@ -303,7 +303,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       },
     }),
   );
-  app.use(knowledgeRoutes(knowledge, (res) => pairing.roleOf(callingDevice(res)) === 'owner'));
+  app.use(knowledgeRoutes(knowledge, (res) => pairing.roleOf(callingDevice(res)) === 'owner', ws));
   app.use(branchRoutes(stores, chat));
   app.use(transferRoutes(stores, chat));
   app.use(modelRoutes(stores.config));

@@ -7,6 +7,7 @@ import { cleanFileName } from '../attachments/attachment-store.js';
 import { MAX_FILE_BYTES, tooLarge } from '../knowledge/kb-files.js';
 import { AddSourceSchema, CreateKbSchema, PatchKbSchema, SearchSchema } from '../knowledge/knowledge-schemas.js';
 import type { KnowledgeService } from '../knowledge/knowledge-service.js';
+import type { WsHub } from '../ws/ws-hub.js';
 
 // The knowledge routes (DESIGN 13) plus two reads for the citation viewer (docs/knowledge.md):
 // `GET …/sources/:sid/chunks?from=&to=` (a SourceSpan) and `GET …/sources/:sid/file` (the bytes).
@@ -59,26 +60,40 @@ function disposition(name: string): string {
   return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** `isOwner` tells whether the calling device is an owner (a folder source reads the backend's disk). */
-export function knowledgeRoutes(knowledge: KnowledgeService, isOwner: (res: Response) => boolean): Router {
+/**
+ * `isOwner` tells whether the calling device is an owner (a folder source reads the backend's disk).
+ * Every change to the list of KBs or of a KB's sources is announced as `config.changed {resource:
+ * "knowledge", id}`, so other clients' lists follow; a source's state moves by `knowledge.progress`.
+ */
+export function knowledgeRoutes(
+  knowledge: KnowledgeService,
+  isOwner: (res: Response) => boolean,
+  ws: Pick<WsHub, 'configChanged'>,
+): Router {
   const router = Router();
   const kb = (req: Request) => String(req.params.kb);
   const sid = (req: Request) => String(req.params.sid);
+  const changed = (id: string) => ws.configChanged('knowledge', id);
 
   router.get('/api/knowledge', async (_req, res) => {
     res.json({ knowledge_bases: await knowledge.list() });
   });
   router.post('/api/knowledge', async (req, res) => {
-    res.status(201).json(await knowledge.create(parseBody(CreateKbSchema, req.body)));
+    const created = await knowledge.create(parseBody(CreateKbSchema, req.body));
+    changed(created.id);
+    res.status(201).json(created);
   });
   router.get('/api/knowledge/:kb', async (req, res) => {
     res.json(await knowledge.detail(kb(req)));
   });
   router.patch('/api/knowledge/:kb', async (req, res) => {
-    res.json(await knowledge.patch(kb(req), parseBody(PatchKbSchema, req.body)));
+    const detail = await knowledge.patch(kb(req), parseBody(PatchKbSchema, req.body));
+    changed(detail.id);
+    res.json(detail);
   });
   router.delete('/api/knowledge/:kb', async (req, res) => {
     await knowledge.remove(kb(req));
+    changed(kb(req));
     res.status(204).end();
   });
 
@@ -90,7 +105,9 @@ export function knowledgeRoutes(knowledge: KnowledgeService, isOwner: (res: Resp
       const input = parseBody(AddSourceSchema, await jsonBody(req));
       if (input.kind === 'folder' && !isOwner(res))
         throw new ApiError('owner_required', 'Only an owner device can add a folder: it reads files on the backend machine.');
-      res.status(201).json(await knowledge.add(kb(req), input));
+      const source = await knowledge.add(kb(req), input);
+      changed(kb(req));
+      res.status(201).json(source);
       return;
     }
     if (Number(req.get('content-length') ?? NaN) > MAX_FILE_BYTES) {
@@ -101,7 +118,9 @@ export function knowledgeRoutes(knowledge: KnowledgeService, isOwner: (res: Resp
     if (name === 'attachment' && !req.get('x-filename')?.trim())
       throw new ApiError('validation_failed', 'X-Filename must name the file (URL-encoded).', { field: 'X-Filename' });
     try {
-      res.status(201).json(await knowledge.addFile(kb(req), name, req.iterator({ destroyOnReturn: false })));
+      const source = await knowledge.addFile(kb(req), name, req.iterator({ destroyOnReturn: false }));
+      changed(kb(req));
+      res.status(201).json(source);
     } catch (err) {
       if (!req.complete) res.set('Connection', 'close');
       throw err;
@@ -109,6 +128,7 @@ export function knowledgeRoutes(knowledge: KnowledgeService, isOwner: (res: Resp
   });
   router.delete('/api/knowledge/:kb/sources/:sid', async (req, res) => {
     await knowledge.removeSource(kb(req), sid(req));
+    changed(kb(req));
     res.status(204).end();
   });
   for (const action of ['retry', 'pause', 'resume'] as const) {

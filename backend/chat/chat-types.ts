@@ -85,6 +85,11 @@ export interface SessionMeta {
   last_input_tokens?: number;
   /** How many log items that request covered; newer ones are estimated. */
   last_input_items?: number;
+  /**
+   * Estimated tokens of the `<knowledge>` block that request carried: it is not stored, so the
+   * next turn takes it out of the gauge and counts its own block instead.
+   */
+  last_context_tokens?: number;
   last_compaction_at?: string | null;
   /** True until the user names it: the first message becomes the title. */
   auto_title?: boolean;

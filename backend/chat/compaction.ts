@@ -56,6 +56,8 @@ function liveStart(items: Item[]): number {
  * threshold_percent of the context window and the cooldown has passed, the older rounds become a
  * summary written by the same model. The last two rounds (more while they fit a quarter of the
  * window) stay verbatim; rounds start at user messages, so a tool call never loses its result.
+ * The turn's `<knowledge>` block (DESIGN 13) is part of the request, so it is part of the gauge:
+ * `contextTokens` is this turn's, and the last request's block is taken out of its measure.
  */
 export async function maybeCompact(
   ctx: CompactionTurn,
@@ -63,6 +65,8 @@ export async function maybeCompact(
   items: Item[],
   /** Position of items[0] in the whole session (a turn reads only the newest part of a long one). */
   base = 0,
+  /** Estimated tokens of the context block this turn's requests carry ahead of the user message. */
+  contextTokens = 0,
 ): Promise<{ record: CompactionRecord; usage: Usage } | null> {
   const { model } = ctx;
   const cfg = model.profile.compression;
@@ -70,9 +74,9 @@ export async function maybeCompact(
   const meta = await ctx.sessions.get(ctx.workspaceId, ctx.sessionId);
   if (!meta) return null;
   if (meta.last_compaction_at && Date.now() - Date.parse(meta.last_compaction_at) < cfg.cooldown_seconds * 1000) return null;
-  const measured = meta.last_input_tokens ?? 0;
+  const measured = meta.last_input_tokens === undefined ? 0 : Math.max(0, meta.last_input_tokens - (meta.last_context_tokens ?? 0));
   const newer = meta.last_input_tokens === undefined ? items : items.slice(Math.max(0, (meta.last_input_items ?? 0) - base));
-  const gauge = measured + estimateTokens(buildConversation(newer));
+  const gauge = measured + estimateTokens(buildConversation(newer)) + contextTokens;
   if (gauge < (model.contextWindow * cfg.threshold_percent) / 100) return null;
 
   const from = liveStart(items);
@@ -122,12 +126,13 @@ export async function maybeCompact(
     tokens_before: gauge,
     tokens_after: 0,
   };
-  record.tokens_after = estimateTokens(buildConversation([...items, record]));
+  record.tokens_after = estimateTokens(buildConversation([...items, record])) + contextTokens;
   ctx.appender.append({ t: 'compaction', c: record });
   await ctx.sessions.update(ctx.workspaceId, ctx.sessionId, (m) => {
     m.last_compaction_at = record.created_at;
     m.last_input_tokens = undefined;
     m.last_input_items = undefined;
+    m.last_context_tokens = undefined;
   });
   ctx.channel.emit({
     type: 'turn.compacted',

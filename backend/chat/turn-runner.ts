@@ -21,7 +21,7 @@ import { combineToolSources } from '../tools/combined-tools.js';
 import { SourceNumbers } from '../tools/source-numbers.js';
 import { prepareKnowledge, replyCitations, withContextBlock, type KnowledgeInput } from './knowledge-turn.js';
 import { maybeCompact } from './compaction.js';
-import { buildConversation, completedRounds } from './conversation.js';
+import { buildConversation, completedRounds, estimateTokens } from './conversation.js';
 import { languageLine, type ResolvedModel } from './model-resolver.js';
 import type { LogAppender } from './session-log.js';
 import type { SessionStore } from './session-store.js';
@@ -109,6 +109,7 @@ export async function runTurn(turn: TurnContext): Promise<void> {
   let usage: Usage = zeroUsage();
   let lastInput: number | undefined;
   let itemCount = 0;
+  let contextTokens = 0;
   /** What the next stored message follows: the branch grows from the user message. */
   let parentId = ctx.userMessage.id;
   let storedReply = false;
@@ -129,14 +130,16 @@ export async function runTurn(turn: TurnContext): Promise<void> {
     /** Position of the first history item read on the branch. */
     const base = history.base;
     const adapter = await loadAdapter(model.protocol);
-    const compaction = await maybeCompact(ctx, adapter, turnItems, base);
+    const knowledge = await toolStep(ctx.signal, 'reading the knowledge bases', () =>
+      prepareKnowledge(ctx.knowledge ?? null, turnItems, ctx.userMessage.id, model, numbers, ctx.signal),
+    );
+    // Known before compaction: the block goes out with the history, so it counts towards the window.
+    contextTokens = knowledge?.contextBlock ? estimateTokens(knowledge.contextBlock) : 0;
+    const compaction = await maybeCompact(ctx, adapter, turnItems, base, contextTokens);
     if (compaction) {
       turnItems.push(compaction.record);
       usage = addUsage(usage, compaction.usage);
     }
-    const knowledge = await toolStep(ctx.signal, 'reading the knowledge bases', () =>
-      prepareKnowledge(ctx.knowledge ?? null, turnItems, ctx.userMessage.id, model, numbers, ctx.signal),
-    );
     // Built-in tools come first: their names stay web_search / knowledge_search … whatever a tool server offers.
     const builtIn: ToolSource[] = [];
     if (turn.web?.tools) builtIn.push(turn.web.tools);
@@ -264,12 +267,12 @@ export async function runTurn(turn: TurnContext): Promise<void> {
       store(message, turnItems);
     }
   }
-  await finish(ctx, { usage, lastMessageId: parentId, lastInput, itemCount }, end);
+  await finish(ctx, { usage, lastMessageId: parentId, lastInput, itemCount, contextTokens }, end);
 }
 
 async function finish(
   ctx: TurnContext,
-  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number },
+  state: { usage: Usage; lastMessageId: string; lastInput?: number; itemCount: number; contextTokens: number },
   end: { stop: StopKind } | { error: { code: FailureCode; message: string } },
 ): Promise<void> {
   const { channel, appender, model } = ctx;
@@ -302,6 +305,7 @@ async function finish(
       if (state.lastInput !== undefined) {
         meta.last_input_tokens = state.lastInput;
         meta.last_input_items = state.itemCount;
+        meta.last_context_tokens = state.contextTokens || undefined;
       }
     });
   } catch (err) {

@@ -5,7 +5,8 @@ import { ResumeMessageSchema } from '../chat/chat-api.js';
 import type { DeviceRole } from '../pairing/pairing-api.js';
 import type { KnowledgeProgress } from '../knowledge/knowledge-api.js';
 
-export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills' | 'web';
+/** `knowledge`: a knowledge base was created, changed or deleted, or one of its sources added or removed (`id`: the KB). */
+export type ConfigResource = 'providers' | 'defaults' | 'profiles' | 'workspaces' | 'mcp' | 'skills' | 'web' | 'knowledge';
 
 export type ServerMessage =
   | { type: 'hello'; node_id: string; version: string }

@@ -27,6 +27,7 @@ export const enKnowledge = {
   'kb.noRerankers': 'No model is marked as a rerank model (optional).',
   'kb.noRerank': 'No reranking',
   'kb.lexicalOnly': 'None (words only)',
+  'kb.gone': 'This knowledge base no longer exists: it was deleted, here or on another device.',
   'kb.lexicalOnlyNote': 'Searched by words only (no embedding model).',
   'kb.usesModel': 'Embeddings: {model} ({dims} dimensions)',
   'kb.usesModelNew': 'Embeddings: {model} (dimensions learnt from its first answer)',

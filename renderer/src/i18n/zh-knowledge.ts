@@ -28,6 +28,7 @@ export const zhKnowledge: Record<keyof typeof enKnowledge, string> = {
   'kb.noRerankers': '还没有标记为重排序模型的模型（可选）。',
   'kb.noRerank': '不重排序',
   'kb.lexicalOnly': '无（仅按词语）',
+  'kb.gone': '此知识库已不存在：它已在本设备或其他设备上被删除。',
   'kb.lexicalOnlyNote': '仅按词语检索（未设置嵌入模型）。',
   'kb.usesModel': '嵌入：{model}（{dims} 维）',
   'kb.usesModelNew': '嵌入：{model}（维度由首次返回确定）',

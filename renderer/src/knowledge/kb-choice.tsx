@@ -9,7 +9,7 @@ import { kbPath, type KnowledgeBase } from './knowledge-client';
  */
 export function KbChoice(props: { label: string; hint?: string; value: string[]; onChange(ids: string[]): void; disabled?: boolean }) {
   const t = useT();
-  const data = useResource<unknown>(kbPath.list, []);
+  const data = useResource<unknown>(kbPath.list, ['knowledge']);
   const all = listOf<KnowledgeBase>(data.data, 'knowledge_bases');
   const gone = props.value.filter((id) => !all.some((kb) => kb.id === id));
   const toggle = (id: string, on: boolean) => props.onChange(on ? [...props.value, id] : props.value.filter((x) => x !== id));

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ApiFailure } from '../api/client';
 import { useIsOwner } from '../api/device-role';
 import { useOffline } from '../api/session';
 import { useT } from '../i18n/i18n';
@@ -18,6 +19,8 @@ export function KbDetail(props: { id: string; onBack(): void }) {
   const [editing, setEditing] = useState(false);
   const owner = useIsOwner();
   const re = kb?.reembedding;
+  // Deleted, here or on another device (the page follows `config.changed`): said plainly.
+  const gone = !kb && error instanceof ApiFailure && error.code === 'not_found';
 
   return (
     <>
@@ -44,7 +47,7 @@ export function KbDetail(props: { id: string; onBack(): void }) {
           )
         }
       />
-      <ErrorBanner error={error} />
+      {gone ? <Notice tone="warning">{t('kb.gone')}</Notice> : <ErrorBanner error={error} />}
       {kb && (
         <p className="small muted kb-models">
           {!kb.embedding

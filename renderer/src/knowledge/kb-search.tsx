@@ -19,7 +19,7 @@ export function KbSearch(props: { kbId: string; vectors: boolean }) {
   const id = useId();
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState<SearchMode>('hybrid');
-  const [answer, setAnswer] = useState<{ query: string; response: KnowledgeSearchResponse } | null>(null);
+  const [answer, setAnswer] = useState<{ query: string; asked: SearchMode; response: KnowledgeSearchResponse } | null>(null);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState<KnowledgeHit | null>(null);
@@ -32,7 +32,7 @@ export function KbSearch(props: { kbId: string; vectors: boolean }) {
     setError(undefined);
     try {
       const response = await api.post<KnowledgeSearchResponse>(kbPath.search(props.kbId), { query, top_k: 8, mode });
-      setAnswer({ query, response });
+      setAnswer({ query, asked: mode, response });
     } catch (err) {
       setError(err);
     } finally {
@@ -69,7 +69,8 @@ export function KbSearch(props: { kbId: string; vectors: boolean }) {
         </button>
       </form>
       <ErrorBanner error={error} />
-      {answer && answer.response.mode !== mode && (
+      {/* A KB without an embedding model always answers by words: only a KB with one has vectors to wait for. */}
+      {answer && props.vectors && answer.response.mode !== answer.asked && (
         <p className="banner banner-info" role="status">
           {t('kb.modeFellBack', { mode: t(MODES.find((m) => m.mode === answer.response.mode)?.label ?? 'kb.mode.lexical') })}
         </p>

@@ -34,7 +34,7 @@ export default function KnowledgePage() {
 function KbList({ onOpen }: { onOpen(id: string): void }) {
   const { t, locale } = useI18n();
   const api = useApi();
-  const kbs = useResource<unknown>(kbPath.list, []);
+  const kbs = useResource<unknown>(kbPath.list, ['knowledge']);
   const list = listOf<KnowledgeBase>(kbs.data, 'knowledge_bases');
   // Creating, changing and deleting a knowledge base are the owner's (DESIGN 16); members use them.
   const owner = useIsOwner();

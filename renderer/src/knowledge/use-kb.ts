@@ -1,11 +1,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiFailure } from '../api/client';
 import { useApi, useLiveMessages, useSocketState } from '../api/session';
 import { applyProgress, asProgress, kbPath, type KnowledgeBaseDetail, type KnowledgeSource } from './knowledge-client';
 
 /**
  * One knowledge base with its sources, kept current: `knowledge.progress` frames move the rows as
  * they arrive, and a source reaching an end state (ready, failed, paused) or one not yet known
- * refetches the whole (chunk counts, sizes, new sources of a folder).
+ * refetches the whole (chunk counts, sizes, new sources of a folder), as does `config.changed`
+ * for this KB (renamed, a source added or removed, the KB deleted: on this client or another).
  */
 export function useKb(id: string) {
   const api = useApi();
@@ -22,7 +24,10 @@ export function useKb(id: string) {
       setKb(value);
       setError(undefined);
     } catch (err) {
-      if (mine === ticket.current) setError(err);
+      if (mine !== ticket.current) return;
+      setError(err);
+      // Deleted (elsewhere): nothing of it stays on screen as if it could still be used.
+      if (err instanceof ApiFailure && err.code === 'not_found') setKb(undefined);
     } finally {
       if (mine === ticket.current) setLoading(false);
     }
@@ -33,6 +38,7 @@ export function useKb(id: string) {
   }, [reload]);
 
   useLiveMessages((m) => {
+    if (m.type === 'config.changed' && m.resource === 'knowledge' && m.id === id) return void reload();
     const p = asProgress(m);
     if (!p || p.kb_id !== id) return;
     const known = kb?.sources.some((s) => s.id === p.source_id);
