@@ -58,6 +58,7 @@ export function vectorBlob(v: Float32Array): Uint8Array {
 }
 
 export function blobVector(b: Uint8Array): Float32Array {
+  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2); // a view: no copy to collect
   const copy = new Uint8Array(b); // aligned
   return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
 }
@@ -363,13 +364,17 @@ export class KbIndex {
     }
   }
 
+  /** The float32 vectors of chunks `ids`, read by one statement (one per id cost more than the scoring). */
   vectorsOf(model: string, ids: number[]): Map<number, Float32Array> {
     const out = new Map<number, Float32Array>();
-    const get = this.q('SELECT v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash WHERE c.id = ?');
-    for (const id of ids) {
-      const r = get.get(model, id);
-      if (r) out.set(id, blobVector(r.vec as Uint8Array));
-    }
+    if (ids.length === 0) return out;
+    // CROSS JOIN fixes the order: ids first, then each chunk and its vector by key (left to the
+    // planner, SQLite walked every vector of the model).
+    const rows = this.q(
+      `SELECT c.id AS id, v.vec AS vec FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.model = ? AND v.hash = c.hash`,
+    ).all(JSON.stringify(ids), model);
+    for (const r of rows) out.set(Number(r.id), blobVector(r.vec as Uint8Array));
     return out;
   }
 

@@ -36,7 +36,7 @@ export class VectorIndex {
     const index = new VectorIndex(dims, Math.max(1, expected));
     for (const r of rows) {
       if (r.vec.byteLength !== dims * 4) continue; // never mixed: a vector of another size is not ours
-      index.add(r.id, blobVector(r.vec));
+      index.add(r.id, blobVector(r.vec)); // a view, not a copy: 100k copies of 3 KB were garbage kept as RSS
     }
     return index;
   }
