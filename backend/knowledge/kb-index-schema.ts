@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
+import { blobVector, packVector } from './vector-bytes.js';
 
 // The schema of `knowledge/<kb>/index.sqlite` and its versions (`PRAGMA user_version`):
 // - 0: chunks were known by their SQLite rowid, which a rebuilt index, a retry or a folder re-sync
@@ -33,7 +34,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks',
   tokenize='unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
-CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY(model, hash));
+CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL, q BLOB, PRIMARY KEY(model, hash));
 `;
 
 /**
@@ -54,6 +55,9 @@ export function migrate(db: DatabaseSync): void {
     db.exec('BEGIN IMMEDIATE');
     try {
       db.exec("ALTER TABLE chunks ADD COLUMN cid TEXT NOT NULL DEFAULT ''");
+      const vectorColumns = db.prepare("SELECT name FROM pragma_table_info('vectors')").all();
+      if (vectorColumns.length > 0 && !vectorColumns.some((c) => c.name === 'q')) db.exec('ALTER TABLE vectors ADD COLUMN q BLOB');
+      if (vectorColumns.length > 0) packMissing(db);
       const set = db.prepare('UPDATE chunks SET cid = ? WHERE id = ?');
       const repeats = new Map<string, number>();
       // In seq order within each file, as insertChunks numbers the repeats of one text.
@@ -83,6 +87,13 @@ export function migrate(db: DatabaseSync): void {
   if (version !== INDEX_VERSION) db.exec(`PRAGMA user_version = ${INDEX_VERSION}`);
 }
 
+/** Packs every vector stored without its packed form (migrated or salvaged ones). */
+export function packMissing(db: DatabaseSync): void {
+  const set = db.prepare('UPDATE vectors SET q = ? WHERE rowid = ?');
+  for (const r of db.prepare('SELECT rowid AS id, vec FROM vectors WHERE q IS NULL').all())
+    set.run(packVector(blobVector(r.vec as Uint8Array)), r.id as number);
+}
+
 /**
  * After a damaged index was moved aside: copies whatever vectors of it can still be read into the
  * new one (embeddings cost money; they are keyed by model and text, so they fit the rebuilt chunks).
@@ -95,7 +106,11 @@ export function salvageVectors(db: DatabaseSync, aside: string): number {
     return 0;
   }
   try {
-    return Number(db.prepare('INSERT OR IGNORE INTO vectors(model, hash, vec) SELECT model, hash, vec FROM damaged.vectors').run().changes);
+    const n = Number(
+      db.prepare('INSERT OR IGNORE INTO vectors(model, hash, vec) SELECT model, hash, vec FROM damaged.vectors').run().changes,
+    );
+    packMissing(db);
+    return n;
   } catch {
     return 0;
   } finally {

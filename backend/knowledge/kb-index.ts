@@ -5,6 +5,7 @@ import { loadSqlite } from '../data/sqlite.js';
 import type { ChunkDraft } from './chunker.js';
 import type { ChunkLocation, SourceState } from './knowledge-api.js';
 import { chunkId, migrate, salvageVectors } from './kb-index-schema.js';
+import { blobVector, packVector } from './vector-bytes.js';
 
 // `knowledge/<kb>/index.sqlite`: sources and their job state, folder documents, chunks with an
 // FTS5 external-content index, and vectors keyed by (model, text hash) so that the same text is
@@ -55,12 +56,6 @@ export function textHash(text: string): string {
 /** Vector bytes as stored (little-endian float32, as every platform Node runs on). */
 export function vectorBlob(v: Float32Array): Uint8Array {
   return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-}
-
-export function blobVector(b: Uint8Array): Float32Array {
-  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2); // a view: no copy to collect
-  const copy = new Uint8Array(b); // aligned
-  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
 }
 
 function toChunk(r: Record<string, SQLInputValue>): ChunkRow {
@@ -338,8 +333,8 @@ export class KbIndex {
 
   putVectors(model: string, items: { hash: string; vec: Float32Array }[]): void {
     this.tx(() => {
-      const ins = this.q('INSERT OR REPLACE INTO vectors(model, hash, vec) VALUES (?, ?, ?)');
-      for (const it of items) ins.run(model, it.hash, vectorBlob(it.vec));
+      const ins = this.q('INSERT OR REPLACE INTO vectors(model, hash, vec, q) VALUES (?, ?, ?, ?)');
+      for (const it of items) ins.run(model, it.hash, vectorBlob(it.vec), packVector(it.vec));
     });
   }
 
@@ -356,11 +351,13 @@ export class KbIndex {
     return Number(r?.n ?? 0);
   }
 
-  *allVectors(model: string): Generator<{ id: number; vec: Uint8Array }> {
-    for (const r of this.q('SELECT c.id AS id, v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash').iterate(
-      model,
-    )) {
-      yield { id: Number(r.id), vec: r.vec as Uint8Array };
+  /** Every chunk of `model`'s vectors, streamed: the packed form, or the float32 one where none was packed. */
+  *allVectors(model: string): Generator<{ id: number; q: Uint8Array | null; vec: Uint8Array | null }> {
+    for (const r of this.q(
+      `SELECT c.id AS id, v.q AS q, CASE WHEN v.q IS NULL THEN v.vec END AS vec
+       FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash`,
+    ).iterate(model)) {
+      yield { id: Number(r.id), q: r.q as Uint8Array | null, vec: r.vec as Uint8Array | null };
     }
   }
 

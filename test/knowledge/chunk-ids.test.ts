@@ -47,7 +47,9 @@ describe('knowledge: stable chunk ids, migration of an index from before them', 
     const file = path.join(rig.proc.dataDir, 'knowledge', kb, 'index.sqlite');
     const db = new DatabaseSync(file);
     const rows = db.prepare('SELECT id, cid, text FROM chunks ORDER BY seq').all() as { id: number; cid: string; text: string }[];
-    db.exec('DROP INDEX chunks_by_cid; ALTER TABLE chunks DROP COLUMN cid; DROP TABLE legacy_ids; PRAGMA user_version = 0;');
+    db.exec(
+      'DROP INDEX chunks_by_cid; ALTER TABLE chunks DROP COLUMN cid; DROP TABLE legacy_ids; ALTER TABLE vectors DROP COLUMN q; PRAGMA user_version = 0;',
+    );
     db.close();
     const requests = rig.emb.requests;
     await rig.restart();
