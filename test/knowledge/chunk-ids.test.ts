@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -70,6 +70,53 @@ describe('knowledge: stable chunk ids, migration of an index from before them', 
     assert.equal(gone.status, 404);
     assert.match(gone.body.error.message, /no longer exists in census\.txt/);
     assert.equal((await rig.search(kb, 'quokka census', { mode: 'vector' })).body.mode, 'vector');
+  });
+});
+
+describe('knowledge: chunk ids through a folder re-sync and a re-embed', () => {
+  let rig: KbRig;
+  let folder: string;
+  before(async () => {
+    rig = await KbRig.start();
+    folder = mkdtempSync(path.join(os.tmpdir(), 'kb-ids-folder-'));
+  });
+  after(async () => {
+    await rig?.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** chunk id → [file, text] of every chunk of the source. */
+  async function ids(kb: string, src: string): Promise<Map<string, [string, string]>> {
+    const span = await rig.ok('GET', `/api/knowledge/${kb}/sources/${src}/chunks`);
+    return new Map((span.chunks as any[]).map((c) => [c.chunk_id, [c.location.file, c.text]]));
+  }
+
+  it('a file that did not change keeps its ids when another changes; a changed text gets a new id; a re-embed changes none', async () => {
+    writeFileSync(path.join(folder, 'a.md'), '# Aardvarks\n\nThe aardvark digs at night.\n');
+    writeFileSync(path.join(folder, 'b.md'), '# Bilbies\n\nThe bilby eats seeds.\n');
+    const kb = (await rig.createKb({ name: 'folder ids', embedding: { model: 'emb:bow' } })).id;
+    const src = (await rig.ok('POST', `/api/knowledge/${kb}/sources`, { kind: 'folder', path: folder })).id;
+    await rig.waitState(kb, src, ['ready']);
+    const first = await ids(kb, src);
+    assert.equal(first.size, 2);
+    const idOf = (m: Map<string, [string, string]>, file: string) => [...m].find(([, [f]]) => f === file)?.[0];
+
+    writeFileSync(path.join(folder, 'b.md'), '# Bilbies\n\nThe bilby eats seeds and bulbs.\n');
+    await rig.ok('POST', `/api/knowledge/${kb}/sources/${src}/retry`);
+    let second = first;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      second = await ids(kb, src);
+      if ([...second.values()].some(([, text]) => text.includes('bulbs'))) break;
+    }
+    assert.equal(idOf(second, 'a.md'), idOf(first, 'a.md'));
+    assert.notEqual(idOf(second, 'b.md'), idOf(first, 'b.md'));
+
+    await rig.ok('PATCH', `/api/knowledge/${kb}`, { embedding: { model: 'emb:bow2' } });
+    await rig.waitState(kb, src, ['ready']);
+    assert.deepEqual([...(await ids(kb, src)).keys()].sort(), [...second.keys()].sort());
+    const hit = (await rig.search(kb, 'aardvark digs', { mode: 'vector' })).body;
+    assert.equal(hit.mode, 'vector');
+    assert.equal(hit.results[0].chunk_id, idOf(first, 'a.md'));
   });
 });
 
