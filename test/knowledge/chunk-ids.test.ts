@@ -127,6 +127,22 @@ describe('knowledge: vectors of a damaged index are kept when they can be read',
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('a text repeated in one source gets one id per repeat, the same ones when it is parsed again', async () => {
+    const { index } = await KbIndex.open(path.join(dir, 'repeats.sqlite'));
+    index.addSource('src_000000000001', 'parsing', 0);
+    const drafts = ['same words', 'same words', 'other words'].map((text, i) => ({ text, location: { line_start: i + 1 } }));
+    index.tx(() => index.insertChunks('src_000000000001', null, drafts));
+    const first = index.span('src_000000000001', 0, 10).map((c) => c.cid);
+    assert.equal(new Set(first).size, 3);
+    index.clearChunks('src_000000000001');
+    index.tx(() => index.insertChunks('src_000000000001', null, drafts));
+    assert.deepEqual(
+      index.span('src_000000000001', 0, 10).map((c) => c.cid),
+      first,
+    );
+    index.close();
+  });
+
   it('copies the readable vectors of the file moved aside into the new index', async () => {
     const old = path.join(dir, 'old.sqlite');
     const a = (await KbIndex.open(old)).index;
