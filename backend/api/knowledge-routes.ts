@@ -10,7 +10,7 @@ import type { KnowledgeService } from '../knowledge/knowledge-service.js';
 import type { WsHub } from '../ws/ws-hub.js';
 
 // The knowledge routes (DESIGN 13) plus two reads for the citation viewer (docs/knowledge.md):
-// `GET …/sources/:sid/chunks?from=&to=` (a SourceSpan) and `GET …/sources/:sid/file` (the bytes).
+// `GET …/sources/:sid/chunks?from=&to=` or `?chunk_id=` (a SourceSpan) and `GET …/sources/:sid/file` (the bytes).
 
 const MAX_JSON_SOURCE = 11 * 1024 * 1024;
 
@@ -137,6 +137,15 @@ export function knowledgeRoutes(
     });
   }
   router.get('/api/knowledge/:kb/sources/:sid/chunks', async (req, res) => {
+    const cited = req.query.chunk_id;
+    if (cited !== undefined) {
+      if (typeof cited !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(cited))
+        throw new ApiError('validation_failed', 'chunk_id must be a chunk id as a citation stores it (letters, digits, _ and -).', {
+          field: 'chunk_id',
+        });
+      res.json(await knowledge.passage(kb(req), sid(req), cited));
+      return;
+    }
     res.json(await knowledge.read(kb(req), sid(req), { from: spanParam(req, 'from'), to: spanParam(req, 'to') }));
   });
   router.get('/api/knowledge/:kb/sources/:sid/file', async (req, res) => {

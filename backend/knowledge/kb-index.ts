@@ -4,33 +4,15 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { loadSqlite } from '../data/sqlite.js';
 import type { ChunkDraft } from './chunker.js';
 import type { ChunkLocation, SourceState } from './knowledge-api.js';
+import { chunkId, migrate, salvageVectors } from './kb-index-schema.js';
+import { blobVector, packVector } from './vector-bytes.js';
 
 // `knowledge/<kb>/index.sqlite`: sources and their job state, folder documents, chunks with an
 // FTS5 external-content index, and vectors keyed by (model, text hash) so that the same text is
 // never embedded twice by one model and two models' vectors never meet. Everything here can be
 // rebuilt from kb.json and the stored files: a database that fails to open or check is moved
-// aside and started afresh (the service then re-ingests every source).
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS sources(
-  id TEXT PRIMARY KEY, seq INTEGER NOT NULL, state TEXT NOT NULL, parsed INTEGER NOT NULL DEFAULT 0,
-  chunks_total INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT 0, files INTEGER NOT NULL DEFAULT 0,
-  error TEXT, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents(
-  id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL,
-  mtime REAL NOT NULL, UNIQUE(source_id, path));
-CREATE TABLE IF NOT EXISTS chunks(
-  id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, doc_id INTEGER, seq INTEGER NOT NULL, hash TEXT NOT NULL,
-  text TEXT NOT NULL, location TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_by_source ON chunks(source_id, seq);
-CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id);
-CREATE INDEX IF NOT EXISTS chunks_by_hash ON chunks(hash);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id',
-  tokenize='unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-  INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
-CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY(model, hash));
-`;
+// aside and started afresh (the service then re-ingests every source), keeping the vectors that
+// can still be read from it. Chunks carry a stable id (`cid`, kb-index-schema.ts) for citations.
 
 export interface SourceRow {
   id: string;
@@ -45,7 +27,10 @@ export interface SourceRow {
 }
 
 export interface ChunkRow {
+  /** The rowid: the FTS5 and in-memory vector key, never shown (it changes on a rebuild). */
   id: number;
+  /** The stable id shown as `chunk_id`. */
+  cid: string;
   source_id: string;
   doc_id: number | null;
   seq: number;
@@ -62,6 +47,8 @@ export interface DocumentRow {
   mtime: number;
 }
 
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
 export function textHash(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 32);
 }
@@ -71,14 +58,10 @@ export function vectorBlob(v: Float32Array): Uint8Array {
   return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
-export function blobVector(b: Uint8Array): Float32Array {
-  const copy = new Uint8Array(b); // aligned
-  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
-}
-
 function toChunk(r: Record<string, SQLInputValue>): ChunkRow {
   return {
     id: Number(r.id),
+    cid: String(r.cid),
     source_id: String(r.source_id),
     doc_id: r.doc_id === null ? null : Number(r.doc_id),
     seq: Number(r.seq),
@@ -101,7 +84,7 @@ export class KbIndex {
         db.exec('PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;');
         const check = db.prepare('PRAGMA quick_check').get() as { quick_check?: string } | undefined;
         if (check && Object.values(check)[0] !== 'ok') throw new Error(`quick_check: ${String(Object.values(check)[0])}`);
-        db.exec(SCHEMA);
+        migrate(db);
         return db;
       } catch (err) {
         db.close();
@@ -114,7 +97,9 @@ export class KbIndex {
       const aside = `${file}.damaged-${Date.now()}`;
       await fs.rename(file, aside).catch(() => undefined);
       for (const suffix of ['-wal', '-shm']) await fs.rm(file + suffix, { force: true });
-      return { index: new KbIndex(attempt()), rebuilt: true };
+      const index = new KbIndex(attempt());
+      salvageVectors(index.db, aside);
+      return { index, rebuilt: true };
     }
   }
 
@@ -246,11 +231,26 @@ export class KbIndex {
   /** Appends chunks after the source's last seq (call inside a transaction for atomicity). */
   insertChunks(sourceId: string, docId: number | null, chunks: ChunkDraft[]): void {
     let seq = Number((this.q('SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM chunks WHERE source_id = ?').get(sourceId) as { n: number }).n);
-    const ins = this.q('INSERT INTO chunks(source_id, doc_id, seq, hash, text, location) VALUES (?, ?, ?, ?, ?, ?)');
+    const file =
+      docId === null
+        ? ''
+        : String((this.q('SELECT path FROM documents WHERE id = ?').get(docId) as { path: string } | undefined)?.path ?? '');
+    const ins = this.q('INSERT INTO chunks(source_id, doc_id, seq, hash, text, location, cid) VALUES (?, ?, ?, ?, ?, ?, ?)');
     let first: number | bigint | null = null;
     for (const c of chunks) {
-      const id = ins.run(sourceId, docId, seq++, textHash(c.text), c.text, JSON.stringify(c.location)).lastInsertRowid;
-      first ??= id;
+      const hash = textHash(c.text);
+      const location = JSON.stringify(c.location);
+      // A text repeated in one file takes the next repeat number: the unique index says it is taken.
+      for (let repeat = 0; ; repeat++) {
+        try {
+          const id = ins.run(sourceId, docId, seq, hash, c.text, location, chunkId(sourceId, file, hash, repeat)).lastInsertRowid;
+          first ??= id;
+          break;
+        } catch (err) {
+          if ((err as { errcode?: number }).errcode !== SQLITE_CONSTRAINT_UNIQUE || repeat > 1_000_000) throw err;
+        }
+      }
+      seq++;
     }
     // One INSERT … SELECT into the FTS index: 4× faster than a row trigger (measured), same content.
     if (first !== null)
@@ -278,6 +278,21 @@ export class KbIndex {
       if (r) out.set(id, toChunk(r));
     }
     return out;
+  }
+
+  /**
+   * A source's chunk by its stable id; a numeric id (a citation stored before stable ids) is looked
+   * up among the rowids the index had when it was migrated. Undefined: the passage is gone.
+   */
+  chunkByCid(sourceId: string, chunkId: string): ChunkRow | undefined {
+    let cid = chunkId;
+    if (/^\d{1,15}$/.test(chunkId)) {
+      const legacy = this.q('SELECT cid FROM legacy_ids WHERE old = ?').get(Number(chunkId)) as { cid: string } | undefined;
+      if (!legacy) return undefined;
+      cid = legacy.cid;
+    }
+    const r = this.q('SELECT * FROM chunks WHERE cid = ? AND source_id = ?').get(cid, sourceId);
+    return r ? toChunk(r) : undefined;
   }
 
   span(sourceId: string, from: number, to: number): ChunkRow[] {
@@ -318,8 +333,8 @@ export class KbIndex {
 
   putVectors(model: string, items: { hash: string; vec: Float32Array }[]): void {
     this.tx(() => {
-      const ins = this.q('INSERT OR REPLACE INTO vectors(model, hash, vec) VALUES (?, ?, ?)');
-      for (const it of items) ins.run(model, it.hash, vectorBlob(it.vec));
+      const ins = this.q('INSERT OR REPLACE INTO vectors(model, hash, vec, q) VALUES (?, ?, ?, ?)');
+      for (const it of items) ins.run(model, it.hash, vectorBlob(it.vec), packVector(it.vec));
     });
   }
 
@@ -336,21 +351,27 @@ export class KbIndex {
     return Number(r?.n ?? 0);
   }
 
-  *allVectors(model: string): Generator<{ id: number; vec: Uint8Array }> {
-    for (const r of this.q('SELECT c.id AS id, v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash').iterate(
-      model,
-    )) {
-      yield { id: Number(r.id), vec: r.vec as Uint8Array };
+  /** Every chunk of `model`'s vectors, streamed: the packed form, or the float32 one where none was packed. */
+  *allVectors(model: string): Generator<{ id: number; q: Uint8Array | null; vec: Uint8Array | null }> {
+    for (const r of this.q(
+      `SELECT c.id AS id, v.q AS q, CASE WHEN v.q IS NULL THEN v.vec END AS vec
+       FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash`,
+    ).iterate(model)) {
+      yield { id: Number(r.id), q: r.q as Uint8Array | null, vec: r.vec as Uint8Array | null };
     }
   }
 
+  /** The float32 vectors of chunks `ids`, read by one statement (one per id cost more than the scoring). */
   vectorsOf(model: string, ids: number[]): Map<number, Float32Array> {
     const out = new Map<number, Float32Array>();
-    const get = this.q('SELECT v.vec AS vec FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash WHERE c.id = ?');
-    for (const id of ids) {
-      const r = get.get(model, id);
-      if (r) out.set(id, blobVector(r.vec as Uint8Array));
-    }
+    if (ids.length === 0) return out;
+    // CROSS JOIN fixes the order: ids first, then each chunk and its vector by key (left to the
+    // planner, SQLite walked every vector of the model).
+    const rows = this.q(
+      `SELECT c.id AS id, v.vec AS vec FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.model = ? AND v.hash = c.hash`,
+    ).all(JSON.stringify(ids), model);
+    for (const r of rows) out.set(Number(r.id), blobVector(r.vec as Uint8Array));
     return out;
   }
 

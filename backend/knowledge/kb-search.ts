@@ -43,10 +43,33 @@ function lexical(d: SearchDeps, query: string, limit: number): RankedChunk[] {
   return hits.filter((h) => -h.bm25 >= best * LEXICAL_FLOOR).map((h) => ({ id: h.id, score: -h.bm25 }));
 }
 
-async function vector(d: SearchDeps, vectors: VectorIndex, query: string, limit: number): Promise<RankedChunk[]> {
+/**
+ * The query's embedding by the KB's model, as a promise that never rejects. The request is on its
+ * way when this resolves (the provider's address is resolved first), so the caller can rank the
+ * words meanwhile.
+ */
+async function sendQuery(
+  d: SearchDeps,
+  vectors: VectorIndex,
+  query: string,
+): Promise<{ answer: Promise<{ q: Float32Array } | { err: unknown }> }> {
+  try {
+    const target = await d.target(d.kb.embedding?.model as string);
+    // Wrapped: an async function would wait for a promise it returns.
+    return {
+      answer: embed(target, [query], vectors.dims, d.signal).then(
+        ([q]) => ({ q }),
+        (err: unknown) => ({ err }),
+      ),
+    };
+  } catch (err) {
+    return { answer: Promise.resolve({ err }) };
+  }
+}
+
+function vector(d: SearchDeps, vectors: VectorIndex, q: Float32Array, limit: number): RankedChunk[] {
   const model = d.kb.embedding?.model;
   if (!model) return [];
-  const [q] = await embed(await d.target(model), [query], vectors.dims, d.signal);
   // Approximate int8 scan, then the exact float32 cosine of the best candidates.
   const candidates = vectors.top(q, Math.max(limit * 4, 100));
   const exact = d.index.vectorsOf(
@@ -83,18 +106,25 @@ export async function searchKb(
   let ranked: RankedChunk[];
   if (used === 'lexical') ranked = lexical(d, query, limit);
   else {
-    let vec: RankedChunk[] | null = null;
-    try {
-      vec = await vector(d, vectors as VectorIndex, query, limit);
-    } catch (err) {
-      if (d.signal?.aborted) throw err;
-      // The provider is down: words still answer (the response says which mode was used).
-      d.log?.(`knowledge: query embedding failed, answering lexically: ${(err as Error).message}`);
+    // The words are ranked while the query's embedding is on its way (one waits for the other only
+    // as long as the longer of the two): once the request has left, the FTS5 query runs.
+    const { answer } = await sendQuery(d, vectors as VectorIndex, query);
+    let words: RankedChunk[] | null = null;
+    if (used === 'hybrid') {
+      await new Promise((resolve) => setImmediate(resolve)); // the request's bytes leave first
+      words = lexical(d, query, limit);
     }
-    if (vec === null) {
+    const got = await answer;
+    if ('err' in got) {
+      if (d.signal?.aborted) throw got.err;
+      // The provider is down: words still answer (the response says which mode was used).
+      d.log?.(`knowledge: query embedding failed, answering lexically: ${(got.err as Error).message}`);
       used = 'lexical';
-      ranked = lexical(d, query, limit);
-    } else ranked = used === 'vector' ? vec : fuse([lexical(d, query, limit), vec]);
+      ranked = words ?? lexical(d, query, limit);
+    } else {
+      const vec = vector(d, vectors as VectorIndex, got.q, limit);
+      ranked = used === 'vector' ? vec : fuse([words ?? [], vec]);
+    }
   }
   if (d.kb.rerank && ranked.length > 0) {
     const pool = ranked.slice(0, Math.min(50, Math.max(topK * 3, 20)));

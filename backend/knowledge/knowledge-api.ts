@@ -76,6 +76,7 @@ export interface KnowledgeHit {
   source_id: string;
   /** The source's name (file name, folder path + file, URL, note title). */
   name: string;
+  /** Stable across index rebuilds, re-embeds and re-syncs while the chunk's text is unchanged (`ck_…`). */
   chunk_id: string;
   text: string;
   location: ChunkLocation;
@@ -105,6 +106,8 @@ export interface SourceSpan {
   source_id: string;
   name: string;
   chunks: { chunk_id: string; seq: number; text: string; location: ChunkLocation }[];
+  /** Read by `?chunk_id=`: the cited chunk's id (a numeric id from before stable ids resolves to its stable one). */
+  chunk_id?: string;
   /** Chunks the source holds in all, so a reader knows whether more follow. */
   chunks_total: number;
 }

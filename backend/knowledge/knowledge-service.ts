@@ -345,7 +345,7 @@ export class KnowledgeService implements KnowledgeReader {
         kb_id: id,
         source_id: c.source_id,
         name: c.location.file ? `${base}/${c.location.file}` : base,
-        chunk_id: String(c.id),
+        chunk_id: c.cid,
         text: c.text,
         location: c.location,
         score: r.score,
@@ -385,8 +385,32 @@ export class KnowledgeService implements KnowledgeReader {
       kb_id: kbId,
       source_id: sourceId,
       name: spec.name,
-      chunks: rows.map((r) => ({ chunk_id: String(r.id), seq: r.seq, text: r.text, location: r.location })),
+      chunks: rows.map((r) => ({ chunk_id: r.cid, seq: r.seq, text: r.text, location: r.location })),
       chunks_total: total,
+    };
+  }
+
+  /**
+   * A cited chunk with the chunks either side (what the citation viewer opens). `chunk_id` is stable
+   * across rebuilds; a numeric id from before stable ids opens when the index was migrated, and a
+   * chunk whose text changed or went is a clear 404, never another passage.
+   */
+  async passage(kbId: string, sourceId: string, chunkId: string): Promise<SourceSpan> {
+    const { rt, spec } = await this.source(kbId, sourceId);
+    const chunk = rt.index.chunkByCid(sourceId, chunkId);
+    if (!chunk)
+      throw new ApiError(
+        'not_found',
+        `The cited passage ${chunkId.slice(0, 80)} no longer exists in ${spec.name.slice(0, 200)}: its text changed or was removed since it was cited.`,
+      );
+    const rows = rt.index.span(sourceId, Math.max(0, chunk.seq - 1), chunk.seq + 1);
+    return {
+      kb_id: kbId,
+      source_id: sourceId,
+      name: spec.name,
+      chunk_id: chunk.cid,
+      chunks: rows.map((r) => ({ chunk_id: r.cid, seq: r.seq, text: r.text, location: r.location })),
+      chunks_total: rt.index.chunkCount(sourceId),
     };
   }
 

@@ -1,4 +1,4 @@
-import { blobVector } from './kb-index.js';
+import { blobVector, packedBytes, quantizeInto, signWords } from './vector-bytes.js';
 
 // An in-memory copy of a KB's vectors for cosine search without a native extension, in two tiers:
 // the sign bit of every dimension (768 dims → 96 bytes) for a Hamming-distance pass over all
@@ -27,16 +27,21 @@ export class VectorIndex {
     this.ids = new Int32Array(capacity);
     this.q = new Int8Array(capacity * dims);
     this.scales = new Float32Array(capacity);
-    this.words = Math.ceil(dims / 32);
+    this.words = signWords(dims);
     this.bits = new Uint32Array(capacity * this.words);
   }
 
-  /** `expected`: how many rows come, so the arrays are allocated once (growing by doubling left up to twice the memory behind). */
-  static build(dims: number, rows: Iterable<{ id: number; vec: Uint8Array }>, expected = 1024): VectorIndex {
+  /**
+   * `expected`: how many rows come, so the arrays are allocated once (growing by doubling left up to
+   * twice the memory behind). A row brings its packed form `q` (vector-bytes.ts) or, when the index
+   * has none for it, its float32 `vec`.
+   */
+  static build(dims: number, rows: Iterable<{ id: number; q: Uint8Array | null; vec: Uint8Array | null }>, expected = 1024): VectorIndex {
     const index = new VectorIndex(dims, Math.max(1, expected));
     for (const r of rows) {
-      if (r.vec.byteLength !== dims * 4) continue; // never mixed: a vector of another size is not ours
-      index.add(r.id, blobVector(r.vec));
+      if (r.q && r.q.byteLength === packedBytes(dims)) index.addPacked(r.id, r.q);
+      // Never mixed: a vector of another size is not ours.
+      else if (r.vec && r.vec.byteLength === dims * 4) index.add(r.id, blobVector(r.vec));
     }
     return index;
   }
@@ -44,15 +49,21 @@ export class VectorIndex {
   add(id: number, v: Float32Array): void {
     if (this.size === this.ids.length) this.grow();
     const d = this.dims;
-    let max = 0;
-    for (let i = 0; i < d; i++) max = Math.max(max, Math.abs(v[i]));
-    const scale = max > 0 ? max / 127 : 1;
-    const base = this.size * d;
-    for (let i = 0; i < d; i++) this.q[base + i] = Math.round(v[i] / scale);
-    this.scales[this.size] = scale;
+    this.scales[this.size] = quantizeInto(v, d, this.q, this.size * d, this.bits, this.size * this.words);
     this.ids[this.size] = id;
+    this.size++;
+  }
+
+  /** A vector already packed when it was stored: copied, not computed. */
+  addPacked(id: number, packed: Uint8Array): void {
+    if (this.size === this.ids.length) this.grow();
+    const d = this.dims;
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    this.q.set(new Int8Array(packed.buffer, packed.byteOffset, d), this.size * d);
+    this.scales[this.size] = view.getFloat32(d, true);
     const w = this.size * this.words;
-    for (let i = 0; i < d; i++) if (v[i] > 0) this.bits[w + (i >> 5)] |= 1 << (i & 31);
+    for (let j = 0; j < this.words; j++) this.bits[w + j] = view.getUint32(d + 4 + j * 4, true);
+    this.ids[this.size] = id;
     this.size++;
   }
 

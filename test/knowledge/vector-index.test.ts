@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { normalise } from '../../backend/knowledge/embed-client.js';
+import { packVector } from '../../backend/knowledge/vector-bytes.js';
+import { vectorBlob } from '../../backend/knowledge/kb-index.js';
 import { CANDIDATES, VectorIndex } from '../../backend/knowledge/vector-index.js';
 
 // The in-memory vector index: the sign-bit pass over a large KB must keep the true nearest
@@ -56,5 +58,29 @@ describe('knowledge: vector index', () => {
       [1, 2, 3],
     );
     assert.ok(Math.abs(top[0].score - 0.995) < 0.02);
+  });
+
+  it('loads the packed form stored with each vector into the same index the float32 vectors give', () => {
+    const rand = rng(11);
+    const dims = 100; // not a multiple of 32 or 4: the last sign word and the scoring tail are partial
+    const vectors = Array.from({ length: CANDIDATES + 500 }, () => normalise(Float32Array.from({ length: dims }, rand)));
+    const fromFloats = VectorIndex.build(
+      dims,
+      vectors.map((v, id) => ({ id, q: null, vec: vectorBlob(v) })),
+      vectors.length,
+    );
+    const fromPacked = VectorIndex.build(
+      dims,
+      vectors.map((v, id) => ({ id, q: packVector(v), vec: null })),
+      vectors.length,
+    );
+    assert.equal(fromPacked.size, vectors.length);
+    assert.equal(fromPacked.bytes, fromFloats.bytes);
+    for (let i = 0; i < 5; i++) {
+      const q = normalise(Float32Array.from({ length: dims }, rand));
+      assert.deepEqual(fromPacked.top(q, 20), fromFloats.top(q, 20));
+    }
+    // A packed form of another size is not ours: it is skipped, as a float32 vector of another size is.
+    assert.equal(VectorIndex.build(dims + 1, [{ id: 1, q: packVector(vectors[0]), vec: null }]).size, 0);
   });
 });

@@ -47,6 +47,8 @@ export const kbPath = {
     const query = q.toString();
     return `/api/knowledge/${enc(kb)}/sources/${enc(sid)}/chunks${query ? `?${query}` : ''}`;
   },
+  /** A cited chunk with its neighbours, by its stable id (404 when its text is gone). */
+  passage: (kb: string, sid: string, chunkId: string) => `/api/knowledge/${enc(kb)}/sources/${enc(sid)}/chunks?chunk_id=${enc(chunkId)}`,
   file: (kb: string, sid: string) => `/api/knowledge/${enc(kb)}/sources/${enc(sid)}/file`,
 };
 

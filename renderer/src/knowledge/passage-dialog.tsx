@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ApiClient } from '../api/client';
+import { ApiFailure, type ApiClient } from '../api/client';
 import { useApi } from '../api/session';
 import { useT } from '../i18n/i18n';
 import { Dialog, ErrorBanner } from '../ui/controls';
@@ -20,26 +20,21 @@ type Chunk = SourceSpan['chunks'][number];
 const PAGE = 200;
 
 /**
- * The cited chunk with its neighbours, read page by page until found (a citation carries the
- * chunk's id, not its place). A citation without a chunk (the whole source was sent) shows the
- * source's text.
+ * The cited chunk with its neighbours, by the chunk's stable id (one read; a 404 means its text is
+ * gone). A citation without a chunk (the whole source was sent) shows the source's text.
  */
 async function findPassage(api: ApiClient, p: PassageRef): Promise<{ before?: Chunk; chunk: Chunk; after?: Chunk }[] | null> {
-  for (let from = 0; ; from += PAGE) {
-    const span = await api.get<SourceSpan>(kbPath.chunks(p.kb_id, p.source_id, from, from + PAGE - 1));
-    if (!p.chunk_id) return span.chunks.map((chunk) => ({ chunk }));
-    const i = span.chunks.findIndex((c) => c.chunk_id === p.chunk_id);
-    if (i >= 0) {
-      // A neighbour across a page boundary is fetched on its own.
-      const after =
-        span.chunks[i + 1] ??
-        (i === span.chunks.length - 1 && from + PAGE < span.chunks_total
-          ? (await api.get<SourceSpan>(kbPath.chunks(p.kb_id, p.source_id, from + PAGE, from + PAGE))).chunks[0]
-          : undefined);
-      return [{ before: span.chunks[i - 1], chunk: span.chunks[i]!, after }];
-    }
-    if (span.chunks.length === 0 || from + PAGE >= span.chunks_total) return null;
+  if (!p.chunk_id) return (await api.get<SourceSpan>(kbPath.chunks(p.kb_id, p.source_id, 0, PAGE - 1))).chunks.map((chunk) => ({ chunk }));
+  let span: SourceSpan;
+  try {
+    span = await api.get<SourceSpan>(kbPath.passage(p.kb_id, p.source_id, p.chunk_id));
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 404) return null;
+    throw err;
   }
+  const i = span.chunks.findIndex((c) => c.chunk_id === span.chunk_id);
+  if (i < 0) return null;
+  return [{ before: span.chunks[i - 1], chunk: span.chunks[i]!, after: span.chunks[i + 1] }];
 }
 
 /**
