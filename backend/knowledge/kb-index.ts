@@ -298,14 +298,17 @@ export class KbIndex {
 
   // Vectors --------------------------------------------------------------------------------------
 
-  /** Distinct texts of a source still without a vector of `model`. */
-  unembedded(sourceId: string, model: string, limit: number): { hash: string; text: string }[] {
+  /**
+   * Chunks of a source after `afterSeq`, in order, still without a vector of `model`: a cursor, so
+   * that embedding a source reads each chunk once instead of rescanning the source per batch.
+   */
+  unembedded(sourceId: string, model: string, afterSeq: number, limit: number): { seq: number; hash: string; text: string }[] {
     return this.q(
-      `SELECT c.hash AS hash, MIN(c.text) AS text FROM chunks c LEFT JOIN vectors v ON v.model = ? AND v.hash = c.hash
-       WHERE c.source_id = ? AND v.hash IS NULL GROUP BY c.hash LIMIT ?`,
+      `SELECT c.seq AS seq, c.hash AS hash, c.text AS text FROM chunks c WHERE c.source_id = ? AND c.seq > ?
+       AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.hash) ORDER BY c.seq LIMIT ?`,
     )
-      .all(model, sourceId, limit)
-      .map((r) => ({ hash: String(r.hash), text: String(r.text) }));
+      .all(sourceId, afterSeq, model, limit)
+      .map((r) => ({ seq: Number(r.seq), hash: String(r.hash), text: String(r.text) }));
   }
 
   embeddedCount(sourceId: string, model: string): number {

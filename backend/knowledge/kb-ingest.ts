@@ -154,7 +154,10 @@ async function embedBatch(
   }
 }
 
-/** Embeds every chunk of the source still without a vector of the KB's model. */
+/**
+ * Embeds every chunk of the source still without a vector of the KB's model, reading the chunks once
+ * in order (a cursor) and asking once for each distinct text.
+ */
 export async function embedSource(spec: SourceSpec, d: IngestDeps): Promise<void> {
   const kb = d.kb();
   if (!kb.embedding) return;
@@ -162,14 +165,23 @@ export async function embedSource(spec: SourceSpec, d: IngestDeps): Promise<void
   const target = await d.target(model);
   const { index } = d;
   const total = index.chunkCount(spec.id);
-  d.progress(index.embeddedCount(spec.id, model), total, 'embedding');
-  for (;;) {
+  let done = index.embeddedCount(spec.id, model);
+  d.progress(done, total, 'embedding');
+  const dims = () => d.kb().embedding?.dimensions ?? null;
+  for (let cursor = -1; ;) {
     if (d.signal.aborted) throw d.signal.reason;
-    const todo = index.unembedded(spec.id, model, BATCH * IN_FLIGHT);
-    if (todo.length === 0) return;
+    const rows = index.unembedded(spec.id, model, cursor, BATCH * IN_FLIGHT);
+    if (rows.length === 0) return;
+    cursor = rows[rows.length - 1].seq;
+    const texts = new Map<string, { hash: string; text: string; chunks: number }>();
+    for (const r of rows) {
+      const t = texts.get(r.hash);
+      if (t) t.chunks++;
+      else texts.set(r.hash, { hash: r.hash, text: r.text, chunks: 1 });
+    }
+    const todo = [...texts.values()];
     const batches: (typeof todo)[] = [];
     for (let i = 0; i < todo.length; i += BATCH) batches.push(todo.slice(i, i + BATCH));
-    const dims = () => d.kb().embedding?.dimensions ?? null;
     // Each batch is stored as soon as it answers: a crash loses at most the requests in flight.
     await Promise.all(
       batches.map(async (batch) => {
@@ -191,7 +203,8 @@ export async function embedSource(spec: SourceSpec, d: IngestDeps): Promise<void
           model,
           batch.map((b, i) => ({ hash: b.hash, vec: vectors[i] })),
         );
-        d.progress(index.embeddedCount(spec.id, model), total, 'embedding');
+        for (const b of batch) done += b.chunks;
+        d.progress(done, total, 'embedding');
       }),
     );
   }

@@ -83,21 +83,29 @@ function crashed(name: string, err: Error & { code?: string }): IngestFailure {
 export async function parseInWorker(job: ParseJob, signal: AbortSignal, onChunks: (chunks: ChunkDraft[]) => void): Promise<ParseDone> {
   const worker = await acquire(signal);
   let healthy = false;
+  let answer: ParseDone | IngestFailure;
   try {
-    const done = await drive(worker, job, signal, onChunks);
-    healthy = true;
-    return done;
+    answer = await drive(worker, job, signal, onChunks);
+    healthy = true; // a file the worker refused leaves the worker as good as before
   } finally {
     release(worker, healthy);
   }
+  if (answer instanceof IngestFailure) throw answer;
+  return answer;
 }
 
-function drive(worker: Worker, job: ParseJob, signal: AbortSignal, onChunks: (c: ChunkDraft[]) => void): Promise<ParseDone> {
-  return new Promise<ParseDone>((resolve, reject) => {
+/** The worker's answer (`done`, or its `failed` as an IngestFailure); rejects on a crash or the signal. */
+function drive(
+  worker: Worker,
+  job: ParseJob,
+  signal: AbortSignal,
+  onChunks: (c: ChunkDraft[]) => void,
+): Promise<ParseDone | IngestFailure> {
+  return new Promise<ParseDone | IngestFailure>((resolve, reject) => {
     const queue: ParseMessage[] = [];
     let scheduled = false;
     let settled = false;
-    const finish = (err: unknown, done?: ParseDone) => {
+    const finish = (err: unknown, done?: ParseDone | IngestFailure) => {
       if (settled) return;
       settled = true;
       worker.off('message', onMessage);
@@ -111,9 +119,9 @@ function drive(worker: Worker, job: ParseJob, signal: AbortSignal, onChunks: (c:
       if (m.type === 'chunks') onChunks(m.chunks);
       else if (m.type === 'done') finish(null, m);
       else {
-        const err = new IngestFailure(m.code, m.message);
-        if (m.stack) err.stack = m.stack;
-        finish(err);
+        const failure = new IngestFailure(m.code, m.message);
+        if (m.stack) failure.stack = m.stack;
+        finish(null, failure);
       }
     };
     // Messages that arrived together are taken one per turn: never one long block of inserts.
