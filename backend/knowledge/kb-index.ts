@@ -248,13 +248,14 @@ export class KbIndex {
     let seq = Number((this.q('SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM chunks WHERE source_id = ?').get(sourceId) as { n: number }).n);
     const ins = this.q('INSERT INTO chunks(source_id, doc_id, seq, hash, text, location) VALUES (?, ?, ?, ?, ?, ?)');
     let first: number | bigint | null = null;
+    let last: number | bigint = 0;
     for (const c of chunks) {
-      const id = ins.run(sourceId, docId, seq++, textHash(c.text), c.text, JSON.stringify(c.location)).lastInsertRowid;
-      first ??= id;
+      last = ins.run(sourceId, docId, seq++, textHash(c.text), c.text, JSON.stringify(c.location)).lastInsertRowid;
+      first ??= last;
     }
     // One INSERT … SELECT into the FTS index: 4× faster than a row trigger (measured), same content.
-    if (first !== null)
-      this.q('INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks WHERE source_id = ? AND id >= ?').run(sourceId, first);
+    // By rowid range: a filter on the source walked all of its chunks for every slice or document.
+    if (first !== null) this.q('INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks WHERE id BETWEEN ? AND ?').run(first, last);
   }
 
   chunkCount(sourceId?: string): number {
