@@ -212,10 +212,18 @@ export async function embedSource(spec: SourceSpec, d: IngestDeps): Promise<void
 
 /** Ready only when a search for words of the first chunk finds it (and its vector is there). */
 export function probe(spec: SourceSpec, d: IngestDeps): void {
-  const first = d.index.firstChunk(spec.id);
-  if (!first)
+  const head = d.index.firstChunk(spec.id);
+  if (!head)
     throw new IngestFailure('no_text', `No text was found in ${spec.name} (a scanned PDF without a text layer, or an empty file).`);
+  // The first chunk that has words: one of only punctuation (a run of brackets) has nothing to search for.
+  let first = head;
+  for (let from = head.seq + 1; !ftsAllOf(first.text); from += 200) {
+    const page = d.index.span(spec.id, from, from + 199);
+    if (page.length === 0) break;
+    first = page.find((c) => ftsAllOf(c.text)) ?? page[page.length - 1];
+  }
   const match = ftsAllOf(first.text);
+  if (!match) throw new IngestFailure('no_text', `No words were found in ${spec.name}, only punctuation and symbols.`);
   if (!match || !d.index.finds(match, first.id)) {
     throw new IngestFailure(
       'probe_failed',

@@ -20,6 +20,15 @@ const IDLE_MS = 30_000;
 /** One worker on a 2-core machine (the backend's own thread needs the other), two at most. */
 const MAX_WORKERS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
 
+/** A parse still running after this is stopped: a safety net for shapes a parser takes forever on. */
+const DEFAULT_DEADLINE_MS = 10 * 60_000;
+
+/** `SERVICE_KB_PARSE_TIMEOUT_MS`: a test knob that may only shorten the deadline. */
+function deadlineMs(): number {
+  const n = Number(process.env.SERVICE_KB_PARSE_TIMEOUT_MS);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, DEFAULT_DEADLINE_MS) : DEFAULT_DEADLINE_MS;
+}
+
 /** `SERVICE_KB_PARSE_HEAP_MB`: a test knob that may only lower the worker's heap limit. */
 function heapLimitMb(): number {
   const n = Number(process.env.SERVICE_KB_PARSE_HEAP_MB);
@@ -108,6 +117,7 @@ function drive(
     const finish = (err: unknown, done?: ParseDone | IngestFailure) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
@@ -149,6 +159,11 @@ function drive(
     const onError = (err: Error) => finish(crashed(job.name, err));
     const onExit = (code: number) => finish(crashed(job.name, new Error(`the worker exited with code ${code}`)));
     const onAbort = () => finish(signal.reason);
+    const limit = deadlineMs();
+    const deadline = setTimeout(() => {
+      const after = limit >= 60_000 ? `${Math.round(limit / 60_000)} minutes` : `${Math.round(limit / 1000)} seconds`;
+      finish(new IngestFailure('parse_failed', `${job.name} was still being parsed after ${after} and was stopped.`));
+    }, limit);
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);

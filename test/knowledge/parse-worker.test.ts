@@ -77,6 +77,37 @@ describe('knowledge: parsing in a worker thread', () => {
     const note = await rig.ok('POST', `/api/knowledge/${kb}/sources`, { kind: 'note', title: 'after', text: 'The lemurtron survived.' });
     assert.equal((await rig.waitState(kb, note.id, ['ready', 'failed'])).state, 'ready');
   });
+
+  it('JSON nested 1,000,000 deep ends ready or failed, never stuck', async () => {
+    const kb = (await rig.createKb({ name: 'deep' })).id;
+    const json = `${'['.repeat(1_000_000)}"the deepjson word"${']'.repeat(1_000_000)}`;
+    const src = await rig.uploadOk(kb, 'deep.json', Buffer.from(json));
+    const end = await rig.waitState(kb, src.id, ['ready', 'failed'], 120_000);
+    if (end.state === 'failed') assert.equal(end.error.code, 'parse_failed', JSON.stringify(end.error));
+    assert.equal((await rig.call('GET', '/health')).status, 200);
+  });
+});
+
+describe('knowledge: a parse that does not end', () => {
+  let rig: KbRig;
+  before(async () => {
+    // The parse deadline (10 minutes), shortened by a test knob that can only shorten it.
+    rig = await KbRig.start({ start: { env: { SERVICE_KB_PARSE_TIMEOUT_MS: '4000' } } });
+  });
+  after(async () => rig?.stop());
+
+  it('a page nested 100,000 deep is stopped at the deadline and fails with the reason; the next file is ready', async () => {
+    const kb = (await rig.createKb({ name: 'deep' })).id;
+    const depth = 100_000;
+    const page = `<!doctype html><html><body>${'<div>'.repeat(depth)}The deepfinch nests here.${'</div>'.repeat(depth)}</body></html>`;
+    const src = await rig.uploadOk(kb, 'deep.html', Buffer.from(page));
+    const end = await rig.waitState(kb, src.id, ['ready', 'failed'], 120_000);
+    assert.equal(end.state, 'failed');
+    assert.equal(end.error.code, 'parse_failed');
+    assert.equal(end.error.message, 'deep.html was still being parsed after 4 seconds and was stopped.');
+    const note = await rig.ok('POST', `/api/knowledge/${kb}/sources`, { kind: 'note', title: 'n', text: 'The pangolind note.' });
+    assert.equal((await rig.waitState(kb, note.id, ['ready', 'failed'])).state, 'ready');
+  });
 });
 
 describe('knowledge: a parse worker that runs out of memory', () => {
