@@ -21,6 +21,8 @@ export const BUILD_OUTPUT = {
    * keeps it: one self-contained file made the bundle idle heavier than the unbundled build.
    */
   backendChunks: 'dist-app/backend/chunks',
+  /** The knowledge parse worker's entry (a worker thread of the backend), shipped with the chunks. */
+  backendParseWorker: 'dist-app/backend/chunks/kb-parse-worker.mjs',
   /** Built by the renderer's own Vite config. */
   renderer: 'dist/renderer',
 } as const;

@@ -39,7 +39,7 @@ const STEPS = {
   },
   backend: {
     inputs: ['backend', 'app/backend-entry', 'app/build-layout.ts', 'vite.app.config.ts'],
-    outputs: ['dist-app/backend/service-backend.mjs', 'dist-app/backend/service-main.mjs'],
+    outputs: ['dist-app/backend/service-backend.mjs', 'dist-app/backend/service-main.mjs', 'dist-app/backend/chunks/kb-parse-worker.mjs'],
     // `backend` empties the folder, so `backend-main` comes after it.
     runs: [vite('vite.app.config.ts', 'backend'), vite('vite.app.config.ts', 'backend-main')],
   },

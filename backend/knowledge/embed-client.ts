@@ -45,22 +45,31 @@ function reasonOf(text: string): string {
   return text.trim().slice(0, 300) || 'no reason given';
 }
 
+const RESET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
 async function post(target: ProviderTarget, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
   const url = `${target.baseUrl}${path}`;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   const timeout = AbortSignal.timeout(TIMEOUT_MS);
   let res: Response;
-  try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw new ProviderFailure('provider_unreachable', `${url} could not be reached: ${(err as Error).message}`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      break;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+      // A kept-alive connection the server closed as the request went out: asked again once, on a new one.
+      if (attempt === 0 && cause?.code && RESET.has(cause.code)) continue;
+      const why = cause ? `${(err as Error).message} (${cause.code ?? cause.message})` : (err as Error).message;
+      throw new ProviderFailure('provider_unreachable', `${url} could not be reached: ${why}`);
+    }
   }
   const text = await res.text();
   if (res.ok) {

@@ -237,6 +237,7 @@ export class KbIndex {
         : String((this.q('SELECT path FROM documents WHERE id = ?').get(docId) as { path: string } | undefined)?.path ?? '');
     const ins = this.q('INSERT INTO chunks(source_id, doc_id, seq, hash, text, location, cid) VALUES (?, ?, ?, ?, ?, ?, ?)');
     let first: number | bigint | null = null;
+    let last: number | bigint = 0;
     for (const c of chunks) {
       const hash = textHash(c.text);
       const location = JSON.stringify(c.location);
@@ -245,6 +246,7 @@ export class KbIndex {
         try {
           const id = ins.run(sourceId, docId, seq, hash, c.text, location, chunkId(sourceId, file, hash, repeat)).lastInsertRowid;
           first ??= id;
+          last = id;
           break;
         } catch (err) {
           if ((err as { errcode?: number }).errcode !== SQLITE_CONSTRAINT_UNIQUE || repeat > 1_000_000) throw err;
@@ -253,8 +255,8 @@ export class KbIndex {
       seq++;
     }
     // One INSERT … SELECT into the FTS index: 4× faster than a row trigger (measured), same content.
-    if (first !== null)
-      this.q('INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks WHERE source_id = ? AND id >= ?').run(sourceId, first);
+    // By rowid range: a filter on the source walked all of its chunks for every slice or document.
+    if (first !== null) this.q('INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks WHERE id BETWEEN ? AND ?').run(first, last);
   }
 
   chunkCount(sourceId?: string): number {
@@ -313,14 +315,17 @@ export class KbIndex {
 
   // Vectors --------------------------------------------------------------------------------------
 
-  /** Distinct texts of a source still without a vector of `model`. */
-  unembedded(sourceId: string, model: string, limit: number): { hash: string; text: string }[] {
+  /**
+   * Chunks of a source after `afterSeq`, in order, still without a vector of `model`: a cursor, so
+   * that embedding a source reads each chunk once instead of rescanning the source per batch.
+   */
+  unembedded(sourceId: string, model: string, afterSeq: number, limit: number): { seq: number; hash: string; text: string }[] {
     return this.q(
-      `SELECT c.hash AS hash, MIN(c.text) AS text FROM chunks c LEFT JOIN vectors v ON v.model = ? AND v.hash = c.hash
-       WHERE c.source_id = ? AND v.hash IS NULL GROUP BY c.hash LIMIT ?`,
+      `SELECT c.seq AS seq, c.hash AS hash, c.text AS text FROM chunks c WHERE c.source_id = ? AND c.seq > ?
+       AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.hash) ORDER BY c.seq LIMIT ?`,
     )
-      .all(model, sourceId, limit)
-      .map((r) => ({ hash: String(r.hash), text: String(r.text) }));
+      .all(sourceId, afterSeq, model, limit)
+      .map((r) => ({ seq: Number(r.seq), hash: String(r.hash), text: String(r.text) }));
   }
 
   embeddedCount(sourceId: string, model: string): number {

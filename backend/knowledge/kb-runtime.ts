@@ -29,6 +29,8 @@ export class KbRuntime {
   private readonly watchers = new Map<string, FSWatcher>();
   private closed = false;
   private lastSent = new Map<string, number>();
+  /** The running job's last progress: a view need not count the source's vectors again. */
+  private live: { id: string; state: SourceState; done: number } | null = null;
 
   constructor(
     readonly dir: string,
@@ -51,7 +53,8 @@ export class KbRuntime {
     const state = row?.state ?? 'queued';
     const total = row?.chunks_total ?? 0;
     const model = this.kb.embedding?.model;
-    const done = state === 'ready' ? total : state === 'embedding' && model ? this.index.embeddedCount(spec.id, model) : 0;
+    const live = this.live?.id === spec.id && this.live.state === state ? this.live.done : null;
+    const done = state === 'ready' ? total : state === 'embedding' && model ? (live ?? this.index.embeddedCount(spec.id, model)) : 0;
     const out: KnowledgeSource = {
       id: spec.id,
       kind: spec.kind,
@@ -147,6 +150,7 @@ export class KbRuntime {
         if (this.index.source(spec.id)) this.setState(spec.id, 'failed', error);
       } finally {
         this.current = null;
+        this.live = null;
       }
     }
   }
@@ -166,6 +170,7 @@ export class KbRuntime {
       progress: (done, total, state) => {
         if (signal.aborted) return;
         if (this.index.source(spec.id)?.state !== state) this.index.update(spec.id, { state });
+        this.live = { id: spec.id, state, done };
         this.emit(spec.id, state, done, total);
       },
       signal,

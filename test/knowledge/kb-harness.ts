@@ -114,39 +114,51 @@ export function makeDocx(paragraphs: { text: string; style?: string }[]): Buffer
         `<w:p>${p.style ? `<w:pPr><w:pStyle w:val="${p.style}"/></w:pPr>` : ''}<w:r><w:t xml:space="preserve">${p.text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</w:t></w:r></w:p>`,
     )
     .join('');
-  const files: [string, string][] = [
+  return makeZip([
     [
       '[Content_Types].xml',
-      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      Buffer.from(
+        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      ),
     ],
     [
       'word/document.xml',
-      `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+      Buffer.from(
+        `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+      ),
     ],
-  ];
+  ]);
+}
+
+/**
+ * A ZIP of deflated entries. `packed` gives an entry's deflated bytes and size as they are (a
+ * decompression bomb, damaged data) instead of deflating `data`.
+ */
+export function makeZip(files: [string, Buffer, { packed: Buffer; size: number }?][]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
-  for (const [name, text] of files) {
-    const data = Buffer.from(text, 'utf8');
-    const packed = deflateRawSync(data);
+  for (const [name, data, raw] of files) {
+    const packed = raw?.packed ?? deflateRawSync(data);
+    const size = raw?.size ?? data.length;
+    const crc = raw ? 0 : crc32(data);
     const n = Buffer.from(name, 'utf8');
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(data), 14);
+    local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(size, 22);
     local.writeUInt16LE(n.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(data), 16);
+    central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(n.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, n, packed);
