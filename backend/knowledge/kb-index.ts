@@ -4,6 +4,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { loadSqlite } from '../data/sqlite.js';
 import type { ChunkDraft } from './chunker.js';
 import type { ChunkLocation, SourceState } from './knowledge-api.js';
+import { singleToken } from './fts-query.js';
 import { chunkId, migrate, salvageVectors } from './kb-index-schema.js';
 import { blobVector, packVector } from './vector-bytes.js';
 
@@ -85,6 +86,8 @@ export class KbIndex {
         const check = db.prepare('PRAGMA quick_check').get() as { quick_check?: string } | undefined;
         if (check && Object.values(check)[0] !== 'ok') throw new Error(`quick_check: ${String(Object.values(check)[0])}`);
         migrate(db);
+        // FTS5's per-term document counts, for leaving out terms too common to rank (commonTerms).
+        db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)');
         return db;
       } catch (err) {
         db.close();
@@ -303,9 +306,21 @@ export class KbIndex {
 
   /** Chunk ids matching an FTS5 expression, best bm25 first. */
   lexical(match: string, limit: number): { id: number; bm25: number }[] {
-    return this.q('SELECT rowid AS id, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?')
+    return this.q('SELECT rowid AS id, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT ?')
       .all(match, limit)
       .map((r) => ({ id: Number(r.id), bm25: Number(r.s) }));
+  }
+
+  /** Of the user's `terms`, those that at least half of all chunks hold, by FTS5's own counts (see ftsMatch). */
+  commonTerms(terms: string[]): Set<string> {
+    const common = new Set<string>();
+    const total = this.chunkCount();
+    for (const term of terms) {
+      const token = singleToken(term);
+      const row = token === null ? undefined : (this.q('SELECT doc FROM temp.chunks_vocab WHERE term = ?').get(token) as { doc: number } | undefined);
+      if (row && 2 * Number(row.doc) >= total) common.add(term);
+    }
+    return common;
   }
 
   /** True when `match` finds chunk `id` (the readiness probe). */

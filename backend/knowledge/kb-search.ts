@@ -35,7 +35,7 @@ export interface RankedChunk {
 }
 
 function lexical(d: SearchDeps, query: string, limit: number): RankedChunk[] {
-  const match = ftsMatch(query);
+  const match = ftsMatch(query, (terms) => d.index.commonTerms(terms));
   if (!match) return [];
   const hits = d.index.lexical(match, limit);
   if (hits.length === 0) return [];
