@@ -9,13 +9,14 @@ import { JsonRpcClient, RpcError } from './json-rpc.js';
 import { ChainFollower } from './chain-follower.js';
 import { MulticallClient } from './multicall.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
-import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
+import { discoverPools, discoveryQueries, type DiscoveryCache } from './pool-discovery.js';
 import { PoolLookup } from './pool-lookup.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
 import { priceImpactBps } from './price-impact.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 import { simulationHeadroom } from './simulation-headroom.js';
+import { tokenSlots } from './storage-slots.js';
 import { refuseTransferFees, TransferFees } from './transfer-fee.js';
 import { V4Pools } from './v4-pools.js';
 
@@ -104,37 +105,47 @@ export class OnchainSource implements LiquiditySource {
     const url = requireSetting(settings, 'rpc_url');
     const wrapped = requireSetting(settings, 'wrapped_native').toLowerCase();
     const ctx = this.node(settings, url, req.chain);
-    // The latest head the follower has read (usually with the known pools' state), or one read now.
-    const head = await ctx.follower.current(signal);
-    const block = head.block;
-    const gasPrice = req.gasPrice ?? head.gasPrice;
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
     if (tokenIn === tokenOut)
       throw new ApiError('no_route', 'Swapping the native coin for its wrapped token (or back) is a wrap, not a route.');
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
-
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
+    const input = {
+      chain: req.chain,
+      sources: req.sources,
+      sequences,
+      tokenIn,
+      tokenOut,
+      wrapped,
+      usdTokens,
+      excludePools: req.excludePools,
+    };
+    // Connectors, USD tokens and the wrapped native token are trusted not to take a transfer fee.
+    const trusted = new Set([wrapped, ...usdTokens, ...(settings.connectors ?? []).map((t) => t.toLowerCase())]);
+    const measured = [tokenIn, tokenOut].filter((t) => !trusted.has(t));
+    // Off the request's round trips: the storage slots the fee check and the gas simulation need,
+    // and the decimals the USD figures need, are asked beside the head.
+    const early = (p: Promise<unknown>) => p.catch(() => {});
+    for (const t of new Set([...measured, ...(isNative(req.tokenIn) ? [] : [tokenIn])])) early(tokenSlots(ctx.rpc, t, signal));
+    early(ctx.reader.tokenDecimals([wrapped, ...usdTokens, tokenIn, tokenOut], signal));
+    // The latest head the follower has read (usually with the known pools' state), or one read now
+    // with this request's never-asked pool lookups in the same round trip.
+    const head = await ctx.follower.current(signal, () => ctx.lookup.unaskedRound(discoveryQueries(input).queries, 'latest'));
+    const block = head.block;
+    const gasPrice = req.gasPrice ?? head.gasPrice;
+
     const v4Pools = this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash });
-    const { refs, byPair } = await discoverPools(
-      ctx.lookup,
-      ctx.discovered,
-      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools, excludePools: req.excludePools },
-      block,
-      signal,
-    );
+    const { refs, byPair } = await discoverPools(ctx.lookup, ctx.discovered, { ...input, v4Pools }, block, signal);
     ctx.follower.touch(refs);
     // Measured beside the state read (no round trip of its own), then cached for minutes.
-    const trusted = new Set([wrapped, ...usdTokens, ...(settings.connectors ?? []).map((t) => t.toLowerCase())]);
     const [states, fees] = await Promise.all([
       ctx.reader.readStates(refs, block, signal),
       ctx.fees.check(
-        [tokenIn, tokenOut]
-          .filter((t) => !trusted.has(t))
-          .flatMap((token) => {
-            const pool = refs.find((r) => r.kind !== 'v4' && (r.token0 === token || r.token1 === token));
-            return pool ? [{ token, pool: pool.address }] : [];
-          }),
+        measured.flatMap((token) => {
+          const pool = refs.find((r) => r.kind !== 'v4' && (r.token0 === token || r.token1 === token));
+          return pool ? [{ token, pool: pool.address }] : [];
+        }),
         block,
         signal,
       ),

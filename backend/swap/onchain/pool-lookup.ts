@@ -84,6 +84,18 @@ export class PoolLookup {
     return refs;
   }
 
+  /**
+   * Calls asking, at `tag`, the queries never asked before (a request's new pairs), to go in the
+   * head's round trip; `apply` stores the answers for the block read, as discover() would.
+   */
+  unaskedRound(queries: FactoryQuery[], tag: string): { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void } {
+    const list = [...new Map(queries.filter((q) => !this.answers.has(queryKey(q))).map((q) => [queryKey(q), q]))];
+    return {
+      calls: list.map(([, q]) => queryCall(q, tag)),
+      apply: (results, block) => list.forEach(([k, q], i) => this.answers.set(k, { address: answerOf(q, results[i]), block: block.hash })),
+    };
+  }
+
   /** Calls asking again, at `tag`, every watched "no pool" answer; `apply` stores them for the block read. */
   watchRound(tag: string): { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void } {
     const now = Date.now();
