@@ -12,6 +12,7 @@ import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, token
 import { discoverPools, discoveryQueries, type DiscoveryCache } from './pool-discovery.js';
 import { PoolLookup } from './pool-lookup.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
+import type { V3PoolState } from './v3-quote.js';
 import { priceImpactBps } from './price-impact.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
@@ -22,8 +23,9 @@ import { V4Pools } from './v4-pools.js';
 
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
-const EXTRA_WORDS = 8;
-const EXTRA_WORDS_V4 = 64;
+const EXTRA_WORDS = 16;
+/** V4 words come in one extsload per PoolManager; a V3 word is one Multicall3 sub-call. */
+const EXTRA_WORDS_WIDE = 64;
 /** Head polling without ws_url: about one BNB Chain block (0.45 s). */
 const DEFAULT_POLL_MS = 400;
 /** With a live subscription, a pushed head is used for this long (a quiet chain has no new heads). */
@@ -170,28 +172,39 @@ export class OnchainSource implements LiquiditySource {
         });
       } catch (err) {
         if (!(err instanceof MissingTickData) || attempt >= MAX_TICK_RELOADS) throw err;
-        await this.loadMoreTicks(ctx, states, err.word, block, signal);
+        await this.loadMoreTicks(ctx, states, err, block, signal);
       }
     }
   }
 
-  /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
+  /**
+   * Reads more bitmap words after a quote walked into an unread one: many beyond the edge it
+   * walked over (a large trade through thin liquidity walks empty words towards the price limit),
+   * and some on both sides of every other V3/V4 pool, which the same search pushes as far. Each
+   * reload is a round trip or two, so it reads wide rather than often.
+   */
   private async loadMoreTicks(
     ctx: NodeContext,
     states: Map<string, PoolState>,
-    word: number,
+    missing: MissingTickData,
     block: BlockRef,
     signal: AbortSignal,
   ): Promise<void> {
-    const requests = [];
-    for (const [pool, s] of states) {
-      if (s.kind === 'v2' || s.state.bitmap.has(word)) continue;
-      const known = [...s.state.bitmap.keys()];
-      const dir = word < Math.min(...known) ? -1 : 1;
+    const requests: { pool: string; state: V3PoolState; word: number }[] = [];
+    const extend = (pool: string, state: V3PoolState, dir: number, count: number) => {
+      const known = [...state.bitmap.keys()];
       const from = dir < 0 ? Math.min(...known) - 1 : Math.max(...known) + 1;
-      // V4 words come in one extsload per PoolManager, so reading many costs little more than one.
-      const count = s.kind === 'v4' ? EXTRA_WORDS_V4 : EXTRA_WORDS;
-      for (let i = 0; i < count; i++) requests.push({ pool, state: s.state, word: from + dir * i });
+      for (let i = 0; i < count; i++) requests.push({ pool, state, word: from + dir * i });
+    };
+    for (const [pool, s] of states) {
+      if (s.kind === 'v2') continue;
+      const known = [...s.state.bitmap.keys()];
+      if (s.state === missing.pool || (!missing.pool && !s.state.bitmap.has(missing.word))) {
+        extend(pool, s.state, missing.word < Math.min(...known) ? -1 : 1, EXTRA_WORDS_WIDE);
+      } else {
+        extend(pool, s.state, -1, EXTRA_WORDS);
+        extend(pool, s.state, 1, EXTRA_WORDS);
+      }
     }
     await ctx.reader.loadWords(requests, block, signal);
   }

@@ -7,7 +7,7 @@ import type { V3PoolState } from './v3-quote.js';
 import { bitmapKey, decodeWords, extsloadCall, liquidityNetOf, poolStateSlot, tickKey } from './v4-state.js';
 
 /** Bitmap words read on each side of the current tick before a quote asks for more. */
-const WORDS_AROUND = 2;
+const WORDS_AROUND = 16;
 /** Blocks whose pool states stay cached: a request may still compute at the previous one. */
 const KEPT_BLOCKS = 4;
 
