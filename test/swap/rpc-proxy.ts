@@ -56,6 +56,10 @@ export class RpcProxy {
   log: string[][] = [];
   /** Each request's methods with when it arrived and was answered (ms, performance.now()). */
   timeline: { calls: string[]; start: number; end: number }[] = [];
+  /** Requests waiting at the gate (see hold()). */
+  held = 0;
+  private gate: Promise<void> | undefined;
+  private openGate: (() => void) | undefined;
   private server: http.Server;
 
   constructor(
@@ -82,13 +86,18 @@ export class RpcProxy {
     const entry = { calls: [] as string[], start: performance.now(), end: Number.POSITIVE_INFINITY };
     this.timeline.push(entry);
     res.on('finish', () => (entry.end = performance.now()));
-    const o = this.options;
-    if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
     const parsed = JSON.parse(body) as Call[] | Call;
     const list = Array.isArray(parsed) ? parsed : [parsed];
     for (const c of list) this.methods.set(c.method, (this.methods.get(c.method) ?? 0) + 1);
     entry.calls = list.map(describeCall);
     this.log.push(entry.calls);
+    const o = this.options;
+    if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
+    if (this.gate) {
+      this.held++;
+      await this.gate;
+      this.held--;
+    }
     if (o.rateLimitEvery && n % o.rateLimitEvery === 0) {
       this.rateLimited++;
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': o.retryAfter ?? '0' });
@@ -125,6 +134,16 @@ export class RpcProxy {
       depth.push(d);
     });
     return Math.max(0, ...depth);
+  }
+
+  /** From now on requests wait (counted in `held`) until release(): a request kept in flight on purpose. */
+  hold(): void {
+    this.gate ??= new Promise<void>((resolve) => (this.openGate = resolve));
+  }
+
+  release(): void {
+    this.openGate?.();
+    this.gate = undefined;
   }
 
   async start(): Promise<this> {
