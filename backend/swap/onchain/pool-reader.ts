@@ -35,6 +35,8 @@ export class PoolReader {
   private readonly blocks = new Map<string, Map<string, PoolState>>();
   /** What each pool had at the last block read: reread in the same round trip at the next one. */
   private readonly shapes = new Map<string, PoolShape>();
+  /** V2 pairs whose price accumulators are known to be non-zero. */
+  private readonly accumulated = new Set<string>();
 
   constructor(readonly rpc: MulticallClient) {}
 
@@ -92,6 +94,7 @@ export class PoolReader {
       shape: (a) => this.shapes.get(a),
       spacing: this.spacing,
       v4Slot: (p) => this.v4Slot(p).slot,
+      accumulated: this.accumulated,
     });
   }
 
