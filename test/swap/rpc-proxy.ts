@@ -52,10 +52,8 @@ export class RpcProxy {
   rateLimited = 0;
   /** eth_call / eth_getLogs etc. received, by method. */
   methods = new Map<string, number>();
-  /** The methods of each request, in arrival order (for messages when a count is off). */
-  log: string[][] = [];
-  /** Each request's methods with when it arrived and was answered (ms, performance.now()). */
-  timeline: { calls: string[]; start: number; end: number }[] = [];
+  /** Each request's calls (described on first look: decoding costs the bench's time) with when it arrived and was answered (ms, performance.now()). */
+  timeline: { readonly calls: string[]; start: number; end: number }[] = [];
   /** Requests waiting at the gate (see hold()). */
   held = 0;
   private gate: Promise<void> | undefined;
@@ -83,14 +81,19 @@ export class RpcProxy {
   private async handle(body: string, res: http.ServerResponse): Promise<void> {
     this.requests++;
     const n = this.requests;
-    const entry = { calls: [] as string[], start: performance.now(), end: Number.POSITIVE_INFINITY };
-    this.timeline.push(entry);
-    res.on('finish', () => (entry.end = performance.now()));
     const parsed = JSON.parse(body) as Call[] | Call;
     const list = Array.isArray(parsed) ? parsed : [parsed];
     for (const c of list) this.methods.set(c.method, (this.methods.get(c.method) ?? 0) + 1);
-    entry.calls = list.map(describeCall);
-    this.log.push(entry.calls);
+    let described: string[] | undefined;
+    const entry = {
+      get calls() {
+        return (described ??= list.map(describeCall));
+      },
+      start: performance.now(),
+      end: Number.POSITIVE_INFINITY,
+    };
+    this.timeline.push(entry);
+    res.on('finish', () => (entry.end = performance.now()));
     const o = this.options;
     if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
     if (this.gate) {
@@ -144,6 +147,11 @@ export class RpcProxy {
   release(): void {
     this.openGate?.();
     this.gate = undefined;
+  }
+
+  /** The calls of each request, in arrival order (for messages when a count is off). */
+  get log(): string[][] {
+    return this.timeline.map((e) => e.calls);
   }
 
   async start(): Promise<this> {

@@ -128,7 +128,8 @@ export class OnchainSource implements LiquiditySource {
     const measured = [tokenIn, tokenOut].filter((t) => !trusted.has(t));
     // Off the request's round trips: the storage slots the fee check and the gas simulation need,
     // and the decimals the USD figures need, are asked beside the head.
-    const early = (p: Promise<unknown>) => p.catch(() => {});
+    // Their failures surface where they are awaited.
+    const early = (p: Promise<unknown>) => void p.catch(() => {});
     for (const t of new Set([...measured, ...(isNative(req.tokenIn) ? [] : [tokenIn])])) early(tokenSlots(ctx.rpc, t, signal));
     early(ctx.reader.tokenDecimals([wrapped, ...usdTokens, tokenIn, tokenOut], signal));
     // The latest head the follower has read (usually with the known pools' state), or one read now

@@ -70,10 +70,17 @@ export class PoolReader {
     const block = toBlock(head[0]);
     const number = Number(BigInt(block.tag));
     const sent = round.calls.length + extra.calls.length;
-    if (sent > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) return { head, block };
+    const rest = answer.results.slice(headCalls.length) as string[];
+    if (sent > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) {
+      // A block arrived in between: the states are not the head's, but lookups answered at a later
+      // block still tell the head's ("no pool" then was no pool before either).
+      const read = Math.min(...answer.latestBlocks);
+      if (answer.latestBlocks.length > 0 && read >= number)
+        extra.apply(rest.slice(round.calls.length), { tag: `0x${read.toString(16)}`, hash: '' });
+      return { head, block };
+    }
     const pinned = { ...block };
     const states = this.statesAt(pinned);
-    const rest = answer.results.slice(headCalls.length) as string[];
     extra.apply(rest.slice(round.calls.length), pinned);
     await this.settle(round.apply(rest.slice(0, round.calls.length)), states, pinned, signal);
     return { head, block: pinned, states };
