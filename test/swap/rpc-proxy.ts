@@ -126,10 +126,11 @@ export class RpcProxy {
 
   /**
    * Sequential round trips among the requests from `from` on that `keep` accepts: the longest
-   * chain of requests each sent after the previous one was answered (parallel requests overlap).
+   * chain of requests each sent after the previous one was answered (parallel requests overlap);
+   * with `until`, only requests answered by then.
    */
-  rounds(from = 0, keep: (calls: string[]) => boolean = () => true): number {
-    const list = this.timeline.slice(from).filter((e) => keep(e.calls));
+  rounds(from = 0, keep: (calls: string[]) => boolean = () => true, until = Number.POSITIVE_INFINITY): number {
+    const list = this.timeline.slice(from).filter((e) => e.end <= until && keep(e.calls));
     const depth: number[] = [];
     list.forEach((e, i) => {
       let d = 1;
