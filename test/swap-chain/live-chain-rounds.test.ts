@@ -119,7 +119,17 @@ describe('round trips of a route build on a live-like node', () => {
     const b = await backend({ rpc_url: p.url, ws_url: h.chain.rpcUrl.replace(/^http/, 'ws') });
     const body = { tokenIn: h.token('ETH'), tokenOut: h.token('WBNB'), amountIn: amount('300', 'ETH') };
     assert.equal((await build(b, body)).status, 200);
-    const head = await mine();
+    // The subscription is live once a mined block makes the follower read the head with no build
+    // in flight (a block mined before it was live is not pushed: mine another).
+    let head = 0;
+    for (let pushed = false, attempt = 0; !pushed; attempt++) {
+      assert.ok(attempt < 20, 'the follower never read a pushed head');
+      const before = p.timeline.length;
+      head = await mine();
+      const deadline = Date.now() + 5_000;
+      await until('a head read or its deadline', () => p.timeline.length > before || Date.now() > deadline);
+      pushed = p.timeline.slice(before).some((e) => e.calls.includes('eth_gasPrice'));
+    }
     // Builds until one is computed at the new block: the follower has then read it (its state
     // included). Every build meanwhile computes at a block already read, so none may ask anything.
     for (;;) {
