@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { Contract, type JsonRpcSigner, type TransactionReceipt } from 'ethers';
 import { startDevchain, type Devchain } from '../../devchain/devchain.js';
 import { api, BackendProcess, tempDir } from '../helpers/backend-process.js';
@@ -29,6 +31,16 @@ export class SwapChainHarness {
   async stop(): Promise<void> {
     await this.backend?.stop();
     await this.chain?.stop();
+  }
+
+  /** Another backend on this devchain, its swap.yaml the devchain's with `bsc` overrides (rpc_url through a proxy, …). */
+  async backendWith(bsc: Record<string, unknown>): Promise<BackendProcess> {
+    const dataDir = path.join(tempDir('svc-swapchain-'), 'data');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const yaml = structuredClone(this.chain.swapYaml.object) as unknown as { chains: { bsc: Record<string, unknown> } };
+    Object.assign(yaml.chains.bsc, bsc);
+    writeFileSync(path.join(dataDir, 'swap.yaml'), stringify(yaml));
+    return BackendProcess.start({ dataDir });
   }
 
   token(symbol: string): string {

@@ -84,4 +84,17 @@ describe('fee-on-transfer tokens on the devchain', () => {
       assert.equal(received, BigInt(res.body.amountOut), 'received exactly amountOut');
     }
   });
+
+  it("a pair minted in the latest block's second: the simulated gas covers its accumulators' first writes when the swap lands later", async () => {
+    const fresh = await tokenWithPool('FRESH', 0);
+    // No block since the mint: the simulation runs in the pair's own second (accumulators not
+    // updated there), while the wallet's transaction lands in a later one and writes them from zero.
+    const res = await h.build({ tokenIn: fresh, tokenOut: h.token('USDT'), amountIn: (100n * E18).toString() });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.routeInfo.gasSource, 'simulation');
+    await h.chain.provider.send('evm_increaseTime', [2]);
+    // Sent with exactly the returned gas as its limit, as a wallet does.
+    const { received } = await h.execute(res.body);
+    assert.equal(received, BigInt(res.body.amountOut), 'received exactly amountOut');
+  });
 });

@@ -56,8 +56,13 @@ describe('gas simulation against nodes that cannot or will not simulate', () => 
     node.answer = () => ({ result: `0x${'0'.repeat(64)}` }); // no override ever shows through
     const token = testAddress(0x70c);
     assert.equal(await sim.estimate(tx(node.url, token)), undefined);
-    const probes = node.calls.filter((c) => c.method === 'eth_call').length;
-    assert.ok(probes > 10, `probed ${probes} candidate slots`);
+    // One balanceOf and one allowance call, each with every candidate slot overridden to a marker of its own.
+    const calls = node.calls.filter((c) => c.method === 'eth_call');
+    const probes = calls.length;
+    assert.equal(probes, 2, `${probes} probe calls`);
+    const diff = (calls[0].params[2] as Record<string, { stateDiff: Record<string, string> }>)[token].stateDiff;
+    assert.ok(Object.keys(diff).length > 20, `${Object.keys(diff).length} candidate slots`);
+    assert.equal(new Set(Object.values(diff)).size, Object.keys(diff).length, 'a marker per slot');
     assert.equal(await sim.estimate(tx(node.url, token)), undefined);
     assert.equal(node.calls.filter((c) => c.method === 'eth_call').length, probes, 'the answer is cached per token');
     assert.equal(node.calls.filter((c) => c.method === 'eth_estimateGas').length, 0);

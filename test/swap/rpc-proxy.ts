@@ -1,10 +1,29 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AbiCoder } from 'ethers';
 
 interface Call {
   id: number;
   method: string;
-  params?: [{ to?: string }, string?];
+  params?: [{ to?: string; data?: string }, string?];
+}
+
+/** `eth_call:<to>@<block>`, and for a Multicall3 aggregate3 the selectors of its sub-calls with their counts. */
+function describeCall(c: Call): string {
+  if (c.method !== 'eth_call') return c.method;
+  const [tx, tag] = c.params ?? [{}];
+  const head = `eth_call:${tx.to?.slice(0, 8)}@${tag}`;
+  if (!tx.data?.startsWith('0x82ad56cb')) return head;
+  try {
+    const [subs] = AbiCoder.defaultAbiCoder().decode(['(address,bool,bytes)[]'], `0x${tx.data.slice(10)}`) as unknown as [
+      [string, boolean, string][],
+    ];
+    const counts = new Map<string, number>();
+    for (const [, , data] of subs) counts.set(data.slice(0, 10), (counts.get(data.slice(0, 10)) ?? 0) + 1);
+    return `${head}[${[...counts].map(([k, v]) => `${k}×${v}`).join(',')}]`;
+  } catch {
+    return head;
+  }
 }
 
 export interface ProxyOptions {
@@ -33,8 +52,12 @@ export class RpcProxy {
   rateLimited = 0;
   /** eth_call / eth_getLogs etc. received, by method. */
   methods = new Map<string, number>();
-  /** The methods of each request, in arrival order (for messages when a count is off). */
-  log: string[][] = [];
+  /** Each request's calls (described on first look: decoding costs the bench's time) with when it arrived and was answered (ms, performance.now()). */
+  timeline: { readonly calls: string[]; start: number; end: number }[] = [];
+  /** Requests waiting at the gate (see hold()). */
+  held = 0;
+  private gate: Promise<void> | undefined;
+  private openGate: (() => void) | undefined;
   private server: http.Server;
 
   constructor(
@@ -58,12 +81,26 @@ export class RpcProxy {
   private async handle(body: string, res: http.ServerResponse): Promise<void> {
     this.requests++;
     const n = this.requests;
-    const o = this.options;
-    if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
     const parsed = JSON.parse(body) as Call[] | Call;
     const list = Array.isArray(parsed) ? parsed : [parsed];
     for (const c of list) this.methods.set(c.method, (this.methods.get(c.method) ?? 0) + 1);
-    this.log.push(list.map((c) => (c.method === 'eth_call' ? `eth_call:${c.params?.[0]?.to?.slice(0, 8)}@${c.params?.[1]}` : c.method)));
+    let described: string[] | undefined;
+    const entry = {
+      get calls() {
+        return (described ??= list.map(describeCall));
+      },
+      start: performance.now(),
+      end: Number.POSITIVE_INFINITY,
+    };
+    this.timeline.push(entry);
+    res.on('finish', () => (entry.end = performance.now()));
+    const o = this.options;
+    if (o.latencyMs) await new Promise((r) => setTimeout(r, o.latencyMs));
+    if (this.gate) {
+      this.held++;
+      await this.gate;
+      this.held--;
+    }
     if (o.rateLimitEvery && n % o.rateLimitEvery === 0) {
       this.rateLimited++;
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': o.retryAfter ?? '0' });
@@ -85,6 +122,37 @@ export class RpcProxy {
     const text = await upstream.text();
     res.writeHead(upstream.status, { 'content-type': 'application/json' });
     res.end(text);
+  }
+
+  /**
+   * Sequential round trips among the requests from `from` on that `keep` accepts: the longest
+   * chain of requests each sent after the previous one was answered (parallel requests overlap);
+   * with `until`, only requests answered by then.
+   */
+  rounds(from = 0, keep: (calls: string[]) => boolean = () => true, until = Number.POSITIVE_INFINITY): number {
+    const list = this.timeline.slice(from).filter((e) => e.end <= until && keep(e.calls));
+    const depth: number[] = [];
+    list.forEach((e, i) => {
+      let d = 1;
+      for (let j = 0; j < i; j++) if (list[j].end <= e.start) d = Math.max(d, depth[j] + 1);
+      depth.push(d);
+    });
+    return Math.max(0, ...depth);
+  }
+
+  /** From now on requests wait (counted in `held`) until release(): a request kept in flight on purpose. */
+  hold(): void {
+    this.gate ??= new Promise<void>((resolve) => (this.openGate = resolve));
+  }
+
+  release(): void {
+    this.openGate?.();
+    this.gate = undefined;
+  }
+
+  /** The calls of each request, in arrival order (for messages when a count is off). */
+  get log(): string[][] {
+    return this.timeline.map((e) => e.calls);
   }
 
   async start(): Promise<this> {

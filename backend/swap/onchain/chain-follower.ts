@@ -17,6 +17,12 @@ export interface Head {
   at: number;
 }
 
+/** Calls at "latest" to go in a head read, and where their answers go (for the block read). */
+export interface HeadExtra {
+  calls: RpcCall[];
+  apply: (results: string[], block: BlockRef) => void;
+}
+
 export interface FollowerOptions {
   wsUrl?: string;
   /** Head polling interval without ws_url (ms). */
@@ -29,7 +35,7 @@ export interface FollowerOptions {
   chainName: string;
   log: (line: string) => void;
   /** Calls to make at "latest" with each head (pool lookups whose answer was "none"), and where to store their answers. */
-  watch?: (tag: string) => { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void };
+  watch?: (tag: string) => HeadExtra;
   /** Called after each head is read (the V4 pool index catches up in the background). */
   onHead?: (head: Head) => void;
 }
@@ -55,14 +61,16 @@ export class ChainFollower {
   /**
    * The head to compute at. With a live subscription it is the last pushed head, whose state is
    * usually read already; otherwise the head is read now, with the known pools' state in the
-   * same round trip (a head polled earlier may already be a block behind).
+   * same round trip (a head polled earlier may already be a block behind). `extra` (a request's
+   * first lookups) rides along when this call starts the read; a caller that joins a read in
+   * flight, or gets the pushed head, makes its lookups itself (they are still unanswered).
    */
-  async current(signal: AbortSignal): Promise<Head> {
+  async current(signal: AbortSignal, extra?: () => HeadExtra): Promise<Head> {
     this.lastRequest = Date.now();
     this.follow();
     const latest = this.latest;
     if (this.subscription?.live && latest && Date.now() - latest.at < this.opts.staleMs) return latest;
-    return abortable(this.fresh(), signal);
+    return abortable(this.step ?? this.start(extra?.()), signal);
   }
 
   /** Pools a request used: refreshed at each new block from now on. */
@@ -78,8 +86,17 @@ export class ChainFollower {
     this.subscription = undefined;
   }
 
-  /** A head read that starts now or after the one in flight; callers meanwhile share it. */
+  /**
+   * The head read in flight (it was sent at most a round trip ago, so its block is as new as any a
+   * read started now would see, give or take one) or one started now. Sharing it is what keeps a
+   * request to one round trip: queueing a second read behind it made polled builds pay two.
+   */
   private fresh(): Promise<Head> {
+    return this.step ?? this.start();
+  }
+
+  /** A pushed head: read after the read in flight (which may have been sent before that block existed). */
+  private afterCurrent(): Promise<Head> {
     if (!this.step) return this.start();
     this.next ??= this.step
       .catch(() => undefined)
@@ -90,15 +107,15 @@ export class ChainFollower {
     return this.next;
   }
 
-  private start(): Promise<Head> {
-    const run = this.read(AbortSignal.timeout(30_000)).finally(() => {
+  private start(extra?: HeadExtra): Promise<Head> {
+    const run = this.read(AbortSignal.timeout(30_000), extra).finally(() => {
       if (this.step === run) this.step = undefined;
     });
     this.step = run;
     return run;
   }
 
-  private async read(signal: AbortSignal): Promise<Head> {
+  private async read(signal: AbortSignal, extra?: HeadExtra): Promise<Head> {
     const now = Date.now();
     for (const [k, p] of this.pools) if (now - p.used > POOL_TTL_MS) this.pools.delete(k);
     const pools = [...this.pools.values()].map((p) => p.ref);
@@ -107,13 +124,15 @@ export class ChainFollower {
       { method: 'eth_gasPrice', params: [] },
       ...(this.chainChecked ? [] : [{ method: 'eth_chainId', params: [] }]),
     ];
-    const read = await this.reader.readAtHead(
-      pools,
-      headCalls,
-      (h) => toBlock(h, this.reader.rpc.url),
-      signal,
-      this.opts.watch?.('latest'),
-    );
+    const watch = this.opts.watch?.('latest');
+    const extras = [watch, extra].filter((e): e is HeadExtra => !!e && e.calls.length > 0);
+    const read = await this.reader.readAtHead(pools, headCalls, (h) => toBlock(h, this.reader.rpc.url), signal, {
+      calls: extras.flatMap((e) => e.calls),
+      apply: (results, block) => {
+        let k = 0;
+        for (const e of extras) e.apply(results.slice(k, (k += e.calls.length)), block);
+      },
+    });
     if (!this.chainChecked) {
       const id = Number(BigInt(read.head[2] as string));
       if (id !== this.opts.chainId) {
@@ -140,7 +159,7 @@ export class ChainFollower {
         this.subscription = new HeadSubscription(this.opts.wsUrl, {
           onHead: () => {
             if (!this.following()) return this.stop();
-            this.fresh().catch(() => {});
+            this.afterCurrent().catch(() => {});
           },
           onClose: (why) => {
             this.opts.log(`swap: new-heads subscription to ${safeHost(this.opts.wsUrl!)} closed (${why}); polling until it is back`);

@@ -1,6 +1,6 @@
 import { isNative } from '../route-request.js';
 import { JsonRpcClient, RpcError } from './json-rpc.js';
-import { allowanceKey, balanceKey, probeTokenSlots, type TokenSlots } from './storage-slots.js';
+import { allowanceKey, balanceKey, tokenSlots } from './storage-slots.js';
 
 /** The exact transaction a wallet will send for a built route. */
 export interface SimulatedTx {
@@ -35,7 +35,6 @@ const UNSUPPORTED = /invalid (params|argument)|unknown field|too many (arguments
  */
 export class GasSimulator {
   private readonly clients = new Map<string, JsonRpcClient>();
-  private readonly slots = new Map<string, Promise<TokenSlots | undefined>>();
   private readonly noOverrides = new Set<string>();
 
   private client(url: string): JsonRpcClient {
@@ -70,7 +69,7 @@ export class GasSimulator {
         [tx.sender]: { balance: hex(tx.value + SENDER_NATIVE) },
       };
       if (!isNative(tx.tokenIn)) {
-        const slots = await this.tokenSlots(rpc, tx.tokenIn, signal);
+        const slots = await tokenSlots(rpc, tx.tokenIn, signal);
         if (!slots) return undefined;
         // Twice the input: a wallet rarely spends its whole balance (clearing a slot is refunded).
         overrides[tx.tokenIn] = {
@@ -91,17 +90,5 @@ export class GasSimulator {
       if (signal?.aborted) throw err;
       return undefined;
     }
-  }
-
-  private tokenSlots(rpc: JsonRpcClient, token: string, signal?: AbortSignal): Promise<TokenSlots | undefined> {
-    const key = `${rpc.url}|${token.toLowerCase()}`;
-    let hit = this.slots.get(key);
-    if (!hit) {
-      hit = probeTokenSlots(rpc, token, signal);
-      this.slots.set(key, hit);
-      // A failed probe (node down, aborted) is not remembered; "no plain slot" is.
-      hit.catch(() => this.slots.delete(key));
-    }
-    return hit;
   }
 }

@@ -9,20 +9,23 @@ import { JsonRpcClient, RpcError } from './json-rpc.js';
 import { ChainFollower } from './chain-follower.js';
 import { MulticallClient } from './multicall.js';
 import { buildCandidates, MissingTickData, pairKey, pathOutput, quotePath, tokenSequences, type CandidatePath } from './path-candidates.js';
-import { discoverPools, type DiscoveryCache } from './pool-discovery.js';
+import { discoverPools, discoveryQueries, type DiscoveryCache } from './pool-discovery.js';
 import { PoolLookup } from './pool-lookup.js';
 import { PoolReader, type BlockRef, type PoolRef, type PoolState } from './pool-reader.js';
+import type { V3PoolState } from './v3-quote.js';
 import { priceImpactBps } from './price-impact.js';
 import { optimizeSplit } from './split-optimizer.js';
 import { usdPricer } from './usd-prices.js';
 import { simulationHeadroom } from './simulation-headroom.js';
+import { tokenSlots } from './storage-slots.js';
 import { refuseTransferFees, TransferFees } from './transfer-fee.js';
 import { V4Pools } from './v4-pools.js';
 
 export const CHAIN_IDS: Record<ChainName, number> = { bsc: 56, ethereum: 1 };
 const MAX_TICK_RELOADS = 12;
-const EXTRA_WORDS = 8;
-const EXTRA_WORDS_V4 = 64;
+const EXTRA_WORDS = 16;
+/** V4 words come in one extsload per PoolManager; a V3 word is one Multicall3 sub-call. */
+const EXTRA_WORDS_WIDE = 64;
 /** Head polling without ws_url: about one BNB Chain block (0.45 s). */
 const DEFAULT_POLL_MS = 400;
 /** With a live subscription, a pushed head is used for this long (a quiet chain has no new heads). */
@@ -104,37 +107,48 @@ export class OnchainSource implements LiquiditySource {
     const url = requireSetting(settings, 'rpc_url');
     const wrapped = requireSetting(settings, 'wrapped_native').toLowerCase();
     const ctx = this.node(settings, url, req.chain);
-    // The latest head the follower has read (usually with the known pools' state), or one read now.
-    const head = await ctx.follower.current(signal);
-    const block = head.block;
-    const gasPrice = req.gasPrice ?? head.gasPrice;
     const tokenIn = isNative(req.tokenIn) ? wrapped : req.tokenIn.toLowerCase();
     const tokenOut = isNative(req.tokenOut) ? wrapped : req.tokenOut.toLowerCase();
     if (tokenIn === tokenOut)
       throw new ApiError('no_route', 'Swapping the native coin for its wrapped token (or back) is a wrap, not a route.');
     const usdTokens = (settings.usd_tokens ?? []).map((t) => t.toLowerCase());
-
     const sequences = tokenSequences(tokenIn, tokenOut, settings.connectors ?? []);
+    const input = {
+      chain: req.chain,
+      sources: req.sources,
+      sequences,
+      tokenIn,
+      tokenOut,
+      wrapped,
+      usdTokens,
+      excludePools: req.excludePools,
+    };
+    // Connectors, USD tokens and the wrapped native token are trusted not to take a transfer fee.
+    const trusted = new Set([wrapped, ...usdTokens, ...(settings.connectors ?? []).map((t) => t.toLowerCase())]);
+    const measured = [tokenIn, tokenOut].filter((t) => !trusted.has(t));
+    // Off the request's round trips: the storage slots the fee check and the gas simulation need,
+    // and the decimals the USD figures need, are asked beside the head.
+    // Their failures surface where they are awaited.
+    const early = (p: Promise<unknown>) => void p.catch(() => {});
+    for (const t of new Set([...measured, ...(isNative(req.tokenIn) ? [] : [tokenIn])])) early(tokenSlots(ctx.rpc, t, signal));
+    early(ctx.reader.tokenDecimals([wrapped, ...usdTokens, tokenIn, tokenOut], signal));
+    // The latest head the follower has read (usually with the known pools' state), or one read now
+    // with this request's never-asked pool lookups in the same round trip.
+    const head = await ctx.follower.current(signal, () => ctx.lookup.unaskedRound(discoveryQueries(input).queries, 'latest'));
+    const block = head.block;
+    const gasPrice = req.gasPrice ?? head.gasPrice;
+
     const v4Pools = this.v4.refs(ctx.rpc, req, wrapped, { number: Number(BigInt(block.tag)), hash: block.hash });
-    const { refs, byPair } = await discoverPools(
-      ctx.lookup,
-      ctx.discovered,
-      { chain: req.chain, sources: req.sources, sequences, tokenIn, tokenOut, wrapped, usdTokens, v4Pools, excludePools: req.excludePools },
-      block,
-      signal,
-    );
+    const { refs, byPair } = await discoverPools(ctx.lookup, ctx.discovered, { ...input, v4Pools }, block, signal);
     ctx.follower.touch(refs);
     // Measured beside the state read (no round trip of its own), then cached for minutes.
-    const trusted = new Set([wrapped, ...usdTokens, ...(settings.connectors ?? []).map((t) => t.toLowerCase())]);
     const [states, fees] = await Promise.all([
       ctx.reader.readStates(refs, block, signal),
       ctx.fees.check(
-        [tokenIn, tokenOut]
-          .filter((t) => !trusted.has(t))
-          .flatMap((token) => {
-            const pool = refs.find((r) => r.kind !== 'v4' && (r.token0 === token || r.token1 === token));
-            return pool ? [{ token, pool: pool.address }] : [];
-          }),
+        measured.flatMap((token) => {
+          const pool = refs.find((r) => r.kind !== 'v4' && (r.token0 === token || r.token1 === token));
+          return pool ? [{ token, pool: pool.address }] : [];
+        }),
         block,
         signal,
       ),
@@ -159,28 +173,39 @@ export class OnchainSource implements LiquiditySource {
         });
       } catch (err) {
         if (!(err instanceof MissingTickData) || attempt >= MAX_TICK_RELOADS) throw err;
-        await this.loadMoreTicks(ctx, states, err.word, block, signal);
+        await this.loadMoreTicks(ctx, states, err, block, signal);
       }
     }
   }
 
-  /** Reads more bitmap words of every V3 pool that lacks the one a quote walked into. */
+  /**
+   * Reads more bitmap words after a quote walked into an unread one: many beyond the edge it
+   * walked over (a large trade through thin liquidity walks empty words towards the price limit),
+   * and some on both sides of every other V3/V4 pool, which the same search pushes as far. Each
+   * reload is a round trip or two, so it reads wide rather than often.
+   */
   private async loadMoreTicks(
     ctx: NodeContext,
     states: Map<string, PoolState>,
-    word: number,
+    missing: MissingTickData,
     block: BlockRef,
     signal: AbortSignal,
   ): Promise<void> {
-    const requests = [];
-    for (const [pool, s] of states) {
-      if (s.kind === 'v2' || s.state.bitmap.has(word)) continue;
-      const known = [...s.state.bitmap.keys()];
-      const dir = word < Math.min(...known) ? -1 : 1;
+    const requests: { pool: string; state: V3PoolState; word: number }[] = [];
+    const extend = (pool: string, state: V3PoolState, dir: number, count: number) => {
+      const known = [...state.bitmap.keys()];
       const from = dir < 0 ? Math.min(...known) - 1 : Math.max(...known) + 1;
-      // V4 words come in one extsload per PoolManager, so reading many costs little more than one.
-      const count = s.kind === 'v4' ? EXTRA_WORDS_V4 : EXTRA_WORDS;
-      for (let i = 0; i < count; i++) requests.push({ pool, state: s.state, word: from + dir * i });
+      for (let i = 0; i < count; i++) requests.push({ pool, state, word: from + dir * i });
+    };
+    for (const [pool, s] of states) {
+      if (s.kind === 'v2') continue;
+      const known = [...s.state.bitmap.keys()];
+      if (s.state === missing.pool || (!missing.pool && !s.state.bitmap.has(missing.word))) {
+        extend(pool, s.state, missing.word < Math.min(...known) ? -1 : 1, EXTRA_WORDS_WIDE);
+      } else {
+        extend(pool, s.state, -1, EXTRA_WORDS);
+        extend(pool, s.state, 1, EXTRA_WORDS);
+      }
     }
     await ctx.reader.loadWords(requests, block, signal);
   }

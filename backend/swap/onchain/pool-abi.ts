@@ -2,7 +2,10 @@ import { Interface } from 'ethers';
 
 /** The few read calls the on-chain source makes, per contract kind. */
 export const V2_FACTORY = new Interface(['function getPair(address,address) view returns (address)']);
-export const V2_PAIR = new Interface(['function getReserves() view returns (uint112,uint112,uint32)']);
+export const V2_PAIR = new Interface([
+  'function getReserves() view returns (uint112,uint112,uint32)',
+  'function price0CumulativeLast() view returns (uint256)',
+]);
 export const V3_FACTORY = new Interface(['function getPool(address,address,uint24) view returns (address)']);
 export const V3_POOL = new Interface([
   'function slot0() view returns (uint160 sqrtPriceX96, int24 tick, uint16, uint16, uint16, uint8, bool)',

@@ -26,22 +26,11 @@ export interface DiscoveryInput {
 }
 
 /**
- * Asks each enabled source's factory for every pair the candidate paths, the gas price
- * (wrapped → output) and the USD prices (token → usd_tokens) need: V2 one pair per factory, V3 one
- * pool per configured fee tier.
+ * The factory (and V4 PoolId) lookups a request needs: every pair of the candidate paths, the gas
+ * price (wrapped → output) and the USD prices (token → usd_tokens); V2 one pair per factory, V3
+ * one pool per configured fee tier. Pure, so they can be asked in the head's round trip.
  */
-export async function discoverPools(
-  lookup: PoolLookup,
-  cache: DiscoveryCache,
-  input: DiscoveryInput,
-  block: BlockRef,
-  signal: AbortSignal,
-): Promise<{ refs: PoolRef[]; byPair: Map<string, PoolRef[]> }> {
-  const sourceKey = input.sources.map((s) => `${s.name}:${s.factory}:${s.fee_bps}:${s.fee_tiers?.join('/')}`).join(',');
-  const key = `${block.hash}|${sourceKey}|${input.excludePools?.join(',') ?? ''}|${input.v4Pools?.length ?? 0}|${input.sequences.map((s) => s.join('>')).join(',')}|${input.wrapped}|${input.usdTokens.join(',')}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-
+export function discoveryQueries(input: DiscoveryInput): { pairs: Map<string, [string, string]>; queries: FactoryQuery[] } {
   const pairs = new Map<string, [string, string]>();
   const addPair = (a: string, b: string) => a !== b && pairs.set(pairKey(a, b), [a, b]);
   for (const s of input.sequences) for (let i = 0; i + 1 < s.length; i++) addPair(s[i], s[i + 1]);
@@ -60,6 +49,27 @@ export async function discoverPools(
       for (const fee of fees) queries.push({ source: src.name, kind: src.kind, factory: src.factory, tokenA: a, tokenB: b, fee });
   }
   queries.push(...v4Queries(input.sources, [...pairs.values()], input.wrapped));
+  return { pairs, queries };
+}
+
+/**
+ * Asks each enabled source's factory for every pair the candidate paths, the gas price
+ * (wrapped → output) and the USD prices (token → usd_tokens) need: V2 one pair per factory, V3 one
+ * pool per configured fee tier.
+ */
+export async function discoverPools(
+  lookup: PoolLookup,
+  cache: DiscoveryCache,
+  input: DiscoveryInput,
+  block: BlockRef,
+  signal: AbortSignal,
+): Promise<{ refs: PoolRef[]; byPair: Map<string, PoolRef[]> }> {
+  const sourceKey = input.sources.map((s) => `${s.name}:${s.factory}:${s.fee_bps}:${s.fee_tiers?.join('/')}`).join(',');
+  const key = `${block.hash}|${sourceKey}|${input.excludePools?.join(',') ?? ''}|${input.v4Pools?.length ?? 0}|${input.sequences.map((s) => s.join('>')).join(',')}|${input.wrapped}|${input.usdTokens.join(',')}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+
+  const { pairs, queries } = discoveryQueries(input);
   const refs = await lookup.discover(queries, block, signal);
   // Pools from the Initialize-log index that the direct lookups do not cover (other fee tiers).
   const found = new Set(refs.map((r) => r.address));

@@ -29,6 +29,7 @@ export interface FactoryQuery {
 }
 
 const lower = (a: string) => a.toLowerCase();
+const numberOf = (block: BlockRef) => Number(BigInt(block.tag));
 export const sortTokens = (a: string, b: string): [string, string] => (BigInt(a) < BigInt(b) ? [lower(a), lower(b)] : [lower(b), lower(a)]);
 
 function queryKey(q: FactoryQuery): string {
@@ -52,7 +53,8 @@ function answerOf(q: FactoryQuery, result: string): string | null {
 }
 
 export class PoolLookup {
-  private readonly answers = new Map<string, { address: string | null; block: string }>();
+  /** `block`: the number the answer was read at; "no pool" then holds for that block and every earlier one (pools are never removed). */
+  private readonly answers = new Map<string, { address: string | null; block: number }>();
   /** Queries whose last answer was "no pool", with when a request last needed them. */
   private readonly watched = new Map<string, { q: FactoryQuery; used: number }>();
 
@@ -63,13 +65,13 @@ export class PoolLookup {
     const now = Date.now();
     const unknown = queries.filter((q) => {
       const hit = this.answers.get(queryKey(q));
-      return hit === undefined || (hit.address === null && hit.block !== block.hash);
+      return hit === undefined || (hit.address === null && hit.block < numberOf(block));
     });
     const results = await this.rpc.batch<string>(
       unknown.map((q) => queryCall(q, block.tag)),
       signal,
     );
-    unknown.forEach((q, i) => this.answers.set(queryKey(q), { address: answerOf(q, results[i]), block: block.hash }));
+    unknown.forEach((q, i) => this.answers.set(queryKey(q), { address: answerOf(q, results[i]), block: numberOf(block) }));
     const refs: PoolRef[] = [];
     for (const q of queries) {
       const key = queryKey(q);
@@ -84,6 +86,19 @@ export class PoolLookup {
     return refs;
   }
 
+  /**
+   * Calls asking, at `tag`, the queries never asked before (a request's new pairs), to go in the
+   * head's round trip; `apply` stores the answers for the block read, as discover() would.
+   */
+  unaskedRound(queries: FactoryQuery[], tag: string): { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void } {
+    const list = [...new Map(queries.filter((q) => !this.answers.has(queryKey(q))).map((q) => [queryKey(q), q]))];
+    return {
+      calls: list.map(([, q]) => queryCall(q, tag)),
+      apply: (results, block) =>
+        list.forEach(([k, q], i) => this.answers.set(k, { address: answerOf(q, results[i]), block: numberOf(block) })),
+    };
+  }
+
   /** Calls asking again, at `tag`, every watched "no pool" answer; `apply` stores them for the block read. */
   watchRound(tag: string): { calls: RpcCall[]; apply: (results: string[], block: BlockRef) => void } {
     const now = Date.now();
@@ -92,7 +107,7 @@ export class PoolLookup {
     return {
       calls: list.map(([, w]) => queryCall(w.q, tag)),
       apply: (results, block) =>
-        list.forEach(([k, w], i) => this.answers.set(k, { address: answerOf(w.q, results[i]), block: block.hash })),
+        list.forEach(([k, w], i) => this.answers.set(k, { address: answerOf(w.q, results[i]), block: numberOf(block) })),
     };
   }
 }

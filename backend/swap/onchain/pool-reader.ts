@@ -7,7 +7,7 @@ import type { V3PoolState } from './v3-quote.js';
 import { bitmapKey, decodeWords, extsloadCall, liquidityNetOf, poolStateSlot, tickKey } from './v4-state.js';
 
 /** Bitmap words read on each side of the current tick before a quote asks for more. */
-const WORDS_AROUND = 2;
+const WORDS_AROUND = 16;
 /** Blocks whose pool states stay cached: a request may still compute at the previous one. */
 const KEPT_BLOCKS = 4;
 
@@ -28,12 +28,15 @@ export class PoolReader {
   /** Pool address per factory query; a "no pool" answer holds only for the block it was read at. */
   private readonly spacing = new Map<string, number>();
   private readonly decimals = new Map<string, number>();
+  private readonly decimalReads = new Map<string, Promise<void>>();
   /** V4 pools: their PoolManager and state slot, for extsload. */
   private readonly v4Slots = new Map<string, { manager: string; slot: bigint }>();
   /** Pools' states per block hash, for the last KEPT_BLOCKS blocks. */
   private readonly blocks = new Map<string, Map<string, PoolState>>();
   /** What each pool had at the last block read: reread in the same round trip at the next one. */
   private readonly shapes = new Map<string, PoolShape>();
+  /** V2 pairs whose price accumulators are known to be non-zero. */
+  private readonly accumulated = new Set<string>();
 
   constructor(readonly rpc: MulticallClient) {}
 
@@ -67,10 +70,17 @@ export class PoolReader {
     const block = toBlock(head[0]);
     const number = Number(BigInt(block.tag));
     const sent = round.calls.length + extra.calls.length;
-    if (sent > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) return { head, block };
+    const rest = answer.results.slice(headCalls.length) as string[];
+    if (sent > 0 && (answer.latestBlocks.length === 0 || answer.latestBlocks.some((n) => n !== number))) {
+      // A block arrived in between: the states are not the head's, but lookups answered at a later
+      // block still tell the head's ("no pool" then was no pool before either).
+      const read = Math.min(...answer.latestBlocks);
+      if (answer.latestBlocks.length > 0 && read >= number)
+        extra.apply(rest.slice(round.calls.length), { tag: `0x${read.toString(16)}`, hash: '' });
+      return { head, block };
+    }
     const pinned = { ...block };
     const states = this.statesAt(pinned);
-    const rest = answer.results.slice(headCalls.length) as string[];
     extra.apply(rest.slice(round.calls.length), pinned);
     await this.settle(round.apply(rest.slice(0, round.calls.length)), states, pinned, signal);
     return { head, block: pinned, states };
@@ -91,6 +101,7 @@ export class PoolReader {
       shape: (a) => this.shapes.get(a),
       spacing: this.spacing,
       v4Slot: (p) => this.v4Slot(p).slot,
+      accumulated: this.accumulated,
     });
   }
 
@@ -149,6 +160,8 @@ export class PoolReader {
     v4Key: (slot: bigint, item: T) => string,
     signal: AbortSignal,
     block: BlockRef,
+    v3Value: (result: string) => bigint = (r) => word(r, 0),
+    v4Value: (w: bigint) => bigint = (w) => w,
   ): Promise<bigint[]> {
     const out = new Array<bigint>(items.length);
     const calls: RpcCall[] = [];
@@ -171,11 +184,11 @@ export class PoolReader {
       );
     }
     const results = await this.rpc.batch<string>(calls, signal);
-    v3Index.forEach((i, k) => (out[i] = word(results[k], 0)));
+    v3Index.forEach((i, k) => (out[i] = v3Value(results[k])));
     let k = v3Index.length;
     for (const idx of byManager.values()) {
       const words = decodeWords(results[k++]);
-      idx.forEach((i, j) => (out[i] = words[j]));
+      idx.forEach((i, j) => (out[i] = v4Value(words[j])));
     }
     return out;
   }
@@ -206,35 +219,34 @@ export class PoolReader {
     for (const r of new Map(todo.map((r) => [r.pool, r.state]))) this.remember(r[0], r[1]);
   }
 
-  private async readTickNets(ticks: { pool: string; tick: number }[], block: BlockRef, signal: AbortSignal): Promise<bigint[]> {
-    const v3 = ticks.filter((t) => !this.v4Slots.has(t.pool));
-    const v3Answers = await this.rpc.batch<string>(
-      v3.map((t) => ethCall(t.pool, V3_POOL.encodeFunctionData('ticks', [t.tick]), block)),
+  /** liquidityNet of each tick: V3 ticks() and V4 tick words in one batch. */
+  private readTickNets(ticks: { pool: string; tick: number }[], block: BlockRef, signal: AbortSignal): Promise<bigint[]> {
+    return this.readItems(
+      ticks,
+      (t) => ethCall(t.pool, V3_POOL.encodeFunctionData('ticks', [t.tick]), block),
+      (slot, t) => tickKey(slot, t.tick),
       signal,
+      block,
+      (r) => int128(word(r, 1)),
+      liquidityNetOf,
     );
-    const v3Nets = new Map(v3.map((t, i) => [t, int128(word(v3Answers[i], 1))]));
-    const v4 = ticks.filter((t) => this.v4Slots.has(t.pool));
-    const v4Words =
-      v4.length === 0
-        ? []
-        : await this.readItems(
-            v4,
-            () => ({ method: '', params: [] }),
-            (slot, t) => tickKey(slot, t.tick),
-            signal,
-            block,
-          );
-    const v4Nets = new Map(v4.map((t, i) => [t, liquidityNetOf(v4Words[i])]));
-    return ticks.map((t) => v3Nets.get(t) ?? v4Nets.get(t) ?? 0n);
   }
 
-  async tokenDecimals(tokens: string[], block: BlockRef, signal: AbortSignal): Promise<Map<string, number>> {
-    const unknown = [...new Set(tokens.map(lower))].filter((t) => !this.decimals.has(t));
-    const results = await this.rpc.batch<string>(
-      unknown.map((t) => ethCall(t, ERC20.encodeFunctionData('decimals'), block)),
-      signal,
-    );
-    unknown.forEach((t, i) => this.decimals.set(t, Number(word(results[i], 0))));
+  /** Decimals of `tokens` (read once per token, at "latest": they do not change; reads in flight are shared). */
+  async tokenDecimals(tokens: string[], signal: AbortSignal): Promise<Map<string, number>> {
+    const list = [...new Set(tokens.map(lower))];
+    const unknown = list.filter((t) => !this.decimals.has(t) && !this.decimalReads.has(t));
+    if (unknown.length > 0) {
+      const read = this.rpc
+        .batch<string>(
+          unknown.map((t) => ethCall(t, ERC20.encodeFunctionData('decimals'), { tag: 'latest', hash: '' })),
+          signal,
+        )
+        .then((results) => unknown.forEach((t, i) => this.decimals.set(t, Number(word(results[i], 0)))))
+        .finally(() => unknown.forEach((t) => this.decimalReads.delete(t)));
+      unknown.forEach((t) => this.decimalReads.set(t, read));
+    }
+    await Promise.all(list.map((t) => this.decimalReads.get(t)));
     return this.decimals;
   }
 }

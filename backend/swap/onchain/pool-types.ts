@@ -22,6 +22,8 @@ export interface V2State {
   reserve1: bigint;
   /** The pair's blockTimestampLast: equal to the block's time when it traded in that block. */
   timestampLast?: number;
+  /** The price accumulators are still zero (no swap or sync in a later second than the first mint). */
+  accumulatorsZero?: boolean;
 }
 
 export type PoolState = { kind: 'v2'; state: V2State } | { kind: 'v3' | 'v4'; state: V3PoolState };

@@ -6,8 +6,11 @@ import type { BlockRef, PoolState } from './pool-reader.js';
  * its price-accumulator update there (timeElapsed = 0) but pays it, two cold SSTOREs, when the
  * wallet's transaction lands in a later block; a V3 pool likewise writes a new oracle observation
  * (its timestamp is not read, so V3 hops always get the allowance). V4 pools keep no oracle.
+ * A pair minted in that second still has zero accumulators: its first later swap writes them from
+ * zero (2 × 22,100 gas for cold zero-to-non-zero stores) instead of updating them.
  */
 const V2_ACCUMULATOR_GAS = 12_000n;
+const V2_FIRST_ACCUMULATOR_GAS = 46_000n;
 const V3_ORACLE_GAS = 8_000n;
 
 function hopHeadroom(hop: Hop, states: Map<string, PoolState>, block: BlockRef): bigint {
@@ -15,7 +18,8 @@ function hopHeadroom(hop: Hop, states: Map<string, PoolState>, block: BlockRef):
   if (hop.kind !== 'v2') return 0n;
   const s = states.get(hop.pool.toLowerCase());
   const last = s?.kind === 'v2' ? s.state.timestampLast : undefined;
-  return last === undefined || block.timestamp === undefined || last === block.timestamp ? V2_ACCUMULATOR_GAS : 0n;
+  if (last !== undefined && block.timestamp !== undefined && last !== block.timestamp) return 0n;
+  return s?.kind === 'v2' && s.state.accumulatorsZero ? V2_FIRST_ACCUMULATOR_GAS : V2_ACCUMULATOR_GAS;
 }
 
 /** The gas a simulation at the latest block cannot see for this route (see above). */

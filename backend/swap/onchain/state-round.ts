@@ -30,6 +30,8 @@ export interface RoundContext {
   shape: (pool: string) => PoolShape | undefined;
   spacing: Map<string, number>;
   v4Slot: (p: PoolRef) => bigint;
+  /** V2 pairs whose price accumulators were seen non-zero: they never go back, so are not read again. */
+  accumulated: Set<string>;
 }
 
 export interface StateRound {
@@ -41,7 +43,7 @@ export interface StateRound {
 export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): StateRound {
   const calls: RpcCall[] = [];
   const call = (to: string, data: string) => calls.push({ method: 'eth_call', params: [{ to, data }, tag] });
-  const plan: { ref: PoolRef; words: number[]; ticks: number[]; spacing: boolean }[] = [];
+  const plan: { ref: PoolRef; words: number[]; ticks: number[]; spacing: boolean; accumulator?: boolean }[] = [];
   const byManager = new Map<string, { ref: PoolRef; words: number[]; ticks: number[] }[]>();
   for (const p of pools) {
     const shape = ctx.shape(p.address);
@@ -55,7 +57,10 @@ export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): St
     }
     if (p.kind === 'v2') {
       call(p.address, V2_PAIR.encodeFunctionData('getReserves'));
-      plan.push({ ref: p, words: [], ticks: [], spacing: false });
+      // A pair whose accumulators are zero costs its first later swap two zero-to-non-zero writes.
+      const accumulator = !ctx.accumulated.has(p.address);
+      if (accumulator) call(p.address, V2_PAIR.encodeFunctionData('price0CumulativeLast'));
+      plan.push({ ref: p, words: [], ticks: [], spacing: false, accumulator });
       continue;
     }
     call(p.address, V3_POOL.encodeFunctionData('slot0'));
@@ -78,10 +83,13 @@ export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): St
   const apply = (results: string[]) => {
     const out: { ref: PoolRef; state: PoolState }[] = [];
     let k = 0;
-    for (const { ref, words, ticks, spacing } of plan) {
+    for (const { ref, words, ticks, spacing, accumulator } of plan) {
       if (ref.kind === 'v2') {
         const r = results[k++];
-        out.push({ ref, state: { kind: 'v2', state: { reserve0: word(r, 0), reserve1: word(r, 1), timestampLast: Number(word(r, 2)) } } });
+        const zero = accumulator ? word(results[k++], 0) === 0n : false;
+        if (accumulator && !zero) ctx.accumulated.add(ref.address);
+        const state = { reserve0: word(r, 0), reserve1: word(r, 1), timestampLast: Number(word(r, 2)), accumulatorsZero: zero };
+        out.push({ ref, state: { kind: 'v2', state } });
         continue;
       }
       const slot0 = results[k++];

@@ -3,9 +3,10 @@ import type { JsonRpcClient, RpcCall } from './json-rpc.js';
 
 /**
  * Where an ERC-20 keeps `balanceOf[holder]` and `allowance[owner][spender]`, found by probing:
- * an eth_call of balanceOf / allowance with one candidate storage slot overridden to a marker
- * value answers the marker exactly when that slot is the one the token reads. Solidity lays a
- * mapping entry at keccak256(key . slot), Vyper (before 0.3) at keccak256(slot . key).
+ * an eth_call of balanceOf / allowance with every candidate storage slot overridden to a marker
+ * value of its own answers the marker of the slot the token reads. Solidity lays a mapping entry
+ * at keccak256(key . slot), Vyper (before 0.3) at keccak256(slot . key). Two calls in one batch,
+ * found once per node and token (the gas simulation and the fee-on-transfer check share it).
  */
 export interface MappingSlot {
   slot: number;
@@ -52,23 +53,38 @@ function candidates(): MappingSlot[] {
   return out;
 }
 
-/** Probes both mappings in one batch; undefined when either is not a plain mapping slot. */
+/** Probes both mappings in one batch of two calls; undefined when either is not a plain mapping slot. */
 export async function probeTokenSlots(rpc: JsonRpcClient, token: string, signal?: AbortSignal): Promise<TokenSlots | undefined> {
   const list = candidates();
-  const call = (data: string, key: string): RpcCall => ({
-    method: 'eth_call',
-    params: [{ to: token, data }, 'latest', { [token]: { stateDiff: { [key]: word(MARKER) } } }],
+  const stateDiff: Record<string, string> = {};
+  list.forEach((c, i) => {
+    stateDiff[balanceKey(c, PROBE_OWNER)] = word(MARKER + BigInt(i));
+    stateDiff[allowanceKey(c, PROBE_OWNER, PROBE_SPENDER)] = word(MARKER + BigInt(list.length + i));
   });
+  const call = (data: string): RpcCall => ({ method: 'eth_call', params: [{ to: token, data }, 'latest', { [token]: { stateDiff } }] });
   const balanceData = BALANCE_OF + addressWord(PROBE_OWNER).slice(2);
   const allowanceData = ALLOWANCE + addressWord(PROBE_OWNER).slice(2) + addressWord(PROBE_SPENDER).slice(2);
-  const calls = [
-    ...list.map((c) => call(balanceData, balanceKey(c, PROBE_OWNER))),
-    ...list.map((c) => call(allowanceData, allowanceKey(c, PROBE_OWNER, PROBE_SPENDER))),
-  ];
-  const results = await rpc.batch<string>(calls, signal);
-  const value = (r: string | undefined) => (typeof r === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(r) ? BigInt(r) : -1n);
-  const hit = (offset: number) => list.find((_, i) => value(results[offset + i]) === MARKER);
-  const balance = hit(0);
-  const allowance = hit(list.length);
+  const [b, a] = await rpc.batch<string>([call(balanceData), call(allowanceData)], signal);
+  const index = (r: string | undefined, offset: number) => {
+    const v = typeof r === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(r) ? BigInt(r) - MARKER - BigInt(offset) : -1n;
+    return v >= 0n && v < BigInt(list.length) ? list[Number(v)] : undefined;
+  };
+  const balance = index(b, 0);
+  const allowance = index(a, list.length);
   return balance && allowance ? { balance, allowance } : undefined;
+}
+
+const probes = new Map<string, Promise<TokenSlots | undefined>>();
+
+/** probeTokenSlots once per node and token; a failed probe (node down, aborted) is not remembered, "no plain slot" is. */
+export function tokenSlots(rpc: JsonRpcClient, token: string, signal?: AbortSignal): Promise<TokenSlots | undefined> {
+  const key = `${rpc.url}|${token.toLowerCase()}`;
+  let hit = probes.get(key);
+  if (!hit) {
+    hit = probeTokenSlots(rpc, token, signal);
+    probes.set(key, hit);
+    hit.catch(() => probes.delete(key));
+    if (probes.size > 10_000) probes.delete(probes.keys().next().value as string);
+  }
+  return hit;
 }

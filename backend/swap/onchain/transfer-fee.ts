@@ -12,7 +12,7 @@ import { ApiError } from '../../http/errors.js';
 import { checksum } from '../checksum.js';
 import { RpcError, type JsonRpcClient } from './json-rpc.js';
 import { MULTICALL3 } from './multicall.js';
-import { allowanceKey, balanceKey, probeTokenSlots, type TokenSlots } from './storage-slots.js';
+import { allowanceKey, balanceKey, tokenSlots } from './storage-slots.js';
 import type { BlockRef } from './pool-types.js';
 
 /** A measurement holds this long; a token's owner may change its fee. */
@@ -40,7 +40,6 @@ export interface TransferFee {
 /** Per node: measured fees (null: the token cannot be measured, e.g. no plain balance slot). */
 export class TransferFees {
   private readonly measured = new Map<string, { fee: TransferFee | null; at: number }>();
-  private readonly slots = new Map<string, Promise<TokenSlots | undefined>>();
 
   constructor(private readonly rpc: JsonRpcClient) {}
 
@@ -59,7 +58,7 @@ export class TransferFees {
   }
 
   private async measure(tokens: { token: string; pool: string }[], block: BlockRef, signal: AbortSignal): Promise<void> {
-    const slots = await Promise.all(tokens.map((t) => this.slotsOf(t.token, signal)));
+    const slots = await Promise.all(tokens.map((t) => tokenSlots(this.rpc, t.token, signal)));
     const plain = tokens.map((t, i) => ({ ...t, slots: slots[i] })).filter((t) => t.slots !== undefined);
     // Balances kept other than in a plain mapping (rebasing, reflection): not measurable this way.
     tokens.forEach((t, i) => slots[i] === undefined && this.measured.set(t.token, { fee: null, at: Date.now() }));
@@ -109,17 +108,6 @@ export class TransferFees {
       const fee = { token: t.token, sellBps: bps(p1 - p0), buyBps: bps(b1 - b0) };
       this.measured.set(t.token, { fee, at: Date.now() });
     });
-  }
-
-  private slotsOf(token: string, signal: AbortSignal): Promise<TokenSlots | undefined> {
-    let hit = this.slots.get(token);
-    if (!hit) {
-      hit = probeTokenSlots(this.rpc, token, signal);
-      this.slots.set(token, hit);
-      // A failed probe (node down, aborted) is not remembered; "no plain slot" is.
-      hit.catch(() => this.slots.delete(token));
-    }
-    return hit;
   }
 }
 

@@ -16,7 +16,7 @@ export async function usdPricer(c: {
   byPair: Map<string, PoolRef[]>;
   states: Map<string, PoolState>;
 }) {
-  const decimals = await c.reader.tokenDecimals([c.wrapped, ...c.usdTokens, ...c.tokens], c.block, c.signal);
+  const decimals = await c.reader.tokenDecimals([c.wrapped, ...c.usdTokens, ...c.tokens], c.signal);
   const unit = (t: string) => 10n ** BigInt(decimals.get(t) ?? 18);
 
   /** Best output for `amount` of `from` into `to` through one pool. */

@@ -32,7 +32,11 @@ export interface V3PoolState {
 
 /** Thrown when the trade walks into a bitmap word that was not read: the caller reads more. */
 export class MissingTickData extends Error {
-  constructor(readonly word: number) {
+  constructor(
+    readonly word: number,
+    /** The pool state whose word is missing. */
+    readonly pool?: V3PoolState,
+  ) {
     super(`bitmap word ${word} not loaded`);
   }
 }
@@ -84,7 +88,7 @@ function extend(pool: V3PoolState, t: StepTable, zeroForOne: boolean): void {
   const limit = zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n;
   const word = (pos: number) => {
     const w = pool.bitmap.get(pos);
-    if (w === undefined) throw new MissingTickData(pos);
+    if (w === undefined) throw new MissingTickData(pos, pool);
     return w;
   };
   let { next, initialized } = nextInitializedTickWithinOneWord(word, t.tick, pool.tickSpacing, zeroForOne);
