@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { AbiCoder } from 'ethers';
 import { JsonRpcClient, RpcError } from '../../backend/swap/onchain/json-rpc.js';
+import { MulticallClient } from '../../backend/swap/onchain/multicall.js';
 
 type Reply = { status?: number; headers?: Record<string, string>; body: unknown };
 
@@ -118,6 +120,43 @@ describe('JSON-RPC client against hosted-node behaviour', () => {
     });
     assert.equal(node.requests.length, 1, 'no second request after a Retry-After beyond the deadline');
     assert.ok(Date.now() - started < 2_000);
+  });
+
+  it('an optional call that reverts answers 0x; the same revert fails a call that is not optional', async () => {
+    const revert = { code: 3, message: 'execution reverted' };
+    reset((b) => ({
+      body: b.map((c) =>
+        c.method === 'm1' ? { jsonrpc: '2.0', id: c.id, error: revert } : { jsonrpc: '2.0', id: c.id, result: c.method },
+      ),
+    }));
+    const batch = calls(3);
+    assert.deepEqual(await new JsonRpcClient(node.url).batch([batch[0], { ...batch[1], optional: true }, batch[2]]), ['m0', '0x', 'm2']);
+    await assert.rejects(new JsonRpcClient(node.url).batch(batch), /failed m1: execution reverted/);
+  });
+
+  it('through Multicall3, a failed optional sub-call answers 0x and the others keep their answers', async () => {
+    // The node answers each aggregate3 with the second sub-call failed (a pair without the function).
+    const answer = AbiCoder.defaultAbiCoder().encode(
+      ['(bool,bytes)[]'],
+      [
+        [
+          [true, `0x${'0a'.repeat(32)}`],
+          [false, '0x'],
+          [true, `0x${'0b'.repeat(32)}`],
+        ],
+      ],
+    );
+    reset((b) => ({ body: b.map((c) => ({ jsonrpc: '2.0', id: c.id, result: answer })) }));
+    const read = (optional?: boolean) =>
+      ['0x01', '0x02', '0x03'].map((data, i) => ({
+        method: 'eth_call',
+        params: [{ to: `0x${'1'.repeat(40)}`, data }, '0x10'],
+        optional: i === 1 && optional,
+      }));
+    const multicall = new MulticallClient(new JsonRpcClient(node.url));
+    assert.deepEqual(await multicall.batch(read(true)), [`0x${'0a'.repeat(32)}`, '0x', `0x${'0b'.repeat(32)}`]);
+    assert.equal(node.requests.length, 1, 'one aggregate3 for the three reads');
+    await assert.rejects(multicall.batch(read(false)), /execution reverted/);
   });
 
   it("names the node's own error for a failed call, and a refusal of even one call", async () => {

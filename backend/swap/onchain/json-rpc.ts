@@ -19,6 +19,8 @@ class ConnectionReset extends Error {
 export interface RpcCall {
   method: string;
   params: unknown[];
+  /** A call some contracts do not have (a V2 fork's pair): its failure answers '0x' instead of failing the batch. */
+  optional?: boolean;
 }
 
 export interface RpcOptions {

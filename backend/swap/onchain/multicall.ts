@@ -92,6 +92,7 @@ export class MulticallClient {
       }
       g.items.forEach(({ c, i }, k) => {
         const [ok, data] = results[k + offset];
+        if (!ok && c.optional) return void (out[i] = '0x' as T);
         if (!ok) throw new RpcError(`the RPC node ${this.describe()} failed eth_call to ${c.params[0].to}: execution reverted`);
         out[i] = data as T;
       });

@@ -36,7 +36,7 @@ export function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-export function classifyAnswer(status: number, text: string, calls: { method: string }[], firstId: number): Answer {
+export function classifyAnswer(status: number, text: string, calls: { method: string; optional?: boolean }[], firstId: number): Answer {
   if (status === 413) return { kind: 'too_large', said: `answered HTTP 413 (${short(text) || 'payload too large'})` };
   if (status === 429 || status === 503) return { kind: 'rate_limited', said: `answered HTTP ${status}${text ? ` (${short(text)})` : ''}` };
   if (status === 400 && BATCH_TOO_LARGE.test(text)) return { kind: 'too_large', said: `answered HTTP 400 (${short(text)})` };
@@ -68,6 +68,10 @@ export function classifyAnswer(status: number, text: string, calls: { method: st
         return { kind: 'rate_limited', said: `answered ${calls[i].method} with "${short(item.error.message ?? '')}"` };
       if (BATCH_TOO_LARGE.test(item.error.message ?? '') && calls.length > 1)
         return { kind: 'too_large', said: `answered "${short(item.error.message ?? '')}"` };
+      if (calls[i].optional) {
+        results.push('0x');
+        continue;
+      }
       return { kind: 'failed', said: `failed ${calls[i].method}: ${item.error.message ?? 'unknown error'}` };
     }
     results.push(item.result);

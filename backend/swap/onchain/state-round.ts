@@ -42,7 +42,7 @@ export interface StateRound {
 
 export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): StateRound {
   const calls: RpcCall[] = [];
-  const call = (to: string, data: string) => calls.push({ method: 'eth_call', params: [{ to, data }, tag] });
+  const call = (to: string, data: string, optional?: true) => calls.push({ method: 'eth_call', params: [{ to, data }, tag], optional });
   const plan: { ref: PoolRef; words: number[]; ticks: number[]; spacing: boolean; accumulator?: boolean }[] = [];
   const byManager = new Map<string, { ref: PoolRef; words: number[]; ticks: number[] }[]>();
   for (const p of pools) {
@@ -59,7 +59,8 @@ export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): St
       call(p.address, V2_PAIR.encodeFunctionData('getReserves'));
       // A pair whose accumulators are zero costs its first later swap two zero-to-non-zero writes.
       const accumulator = !ctx.accumulated.has(p.address);
-      if (accumulator) call(p.address, V2_PAIR.encodeFunctionData('price0CumulativeLast'));
+      // Optional: a fork's pair without the accumulator still routes (without the extra headroom).
+      if (accumulator) call(p.address, V2_PAIR.encodeFunctionData('price0CumulativeLast'), true);
       plan.push({ ref: p, words: [], ticks: [], spacing: false, accumulator });
       continue;
     }
@@ -86,7 +87,8 @@ export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): St
     for (const { ref, words, ticks, spacing, accumulator } of plan) {
       if (ref.kind === 'v2') {
         const r = results[k++];
-        const zero = accumulator ? word(results[k++], 0) === 0n : false;
+        const acc = accumulator ? results[k++] : undefined;
+        const zero = acc !== undefined && acc !== '0x' && word(acc, 0) === 0n;
         if (accumulator && !zero) ctx.accumulated.add(ref.address);
         const state = { reserve0: word(r, 0), reserve1: word(r, 1), timestampLast: Number(word(r, 2)), accumulatorsZero: zero };
         out.push({ ref, state: { kind: 'v2', state } });
