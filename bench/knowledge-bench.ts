@@ -59,7 +59,7 @@ function zipfProse(seed: number, words: number): string {
     x >>>= 0;
     const u = (x / 4294967296) * total;
     let lo = 0;
-    for (let hi = ZIPF_WORDS - 1; lo < hi; ) {
+    for (let hi = ZIPF_WORDS - 1; lo < hi;) {
       const mid = (lo + hi) >> 1;
       if (ZIPF_CDF[mid] < u) lo = mid + 1;
       else hi = mid;

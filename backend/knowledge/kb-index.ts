@@ -74,6 +74,9 @@ function toChunk(r: Record<string, SQLInputValue>): ChunkRow {
 export class KbIndex {
   private readonly stmts = new Map<string, StatementSync>();
 
+  private readonly termCounts = new Map<string, number>();
+  private countsAt = -1;
+
   private constructor(readonly db: DatabaseSync) {}
 
   /** Opens (or creates) the index; `rebuilt` says a damaged one was moved aside. */
@@ -317,10 +320,25 @@ export class KbIndex {
     const total = this.chunkCount();
     for (const term of terms) {
       const token = singleToken(term);
-      const row = token === null ? undefined : (this.q('SELECT doc FROM temp.chunks_vocab WHERE term = ?').get(token) as { doc: number } | undefined);
-      if (row && 2 * Number(row.doc) >= total) common.add(term);
+      if (token !== null && 2 * this.termChunks(token) >= total) common.add(term);
     }
     return common;
+  }
+
+  /** Chunks holding `token`. Counting walks the token's whole posting list ("the": 100,000 entries), so counts are kept until this connection writes again. */
+  private termChunks(token: string): number {
+    const changes = Number((this.q('SELECT total_changes() AS n').get() as { n: number }).n);
+    if (changes !== this.countsAt) {
+      this.termCounts.clear();
+      this.countsAt = changes;
+    }
+    let n = this.termCounts.get(token);
+    if (n === undefined) {
+      n = Number((this.q('SELECT doc FROM temp.chunks_vocab WHERE term = ?').get(token) as { doc: number } | undefined)?.doc ?? 0);
+      if (this.termCounts.size >= 4096) this.termCounts.clear();
+      this.termCounts.set(token, n);
+    }
+    return n;
   }
 
   /** True when `match` finds chunk `id` (the readiness probe). */
