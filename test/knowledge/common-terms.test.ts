@@ -45,6 +45,17 @@ describe('knowledge: terms too common to rank are left out of the search', () =>
     assert.deepEqual([...common].sort(), ['Café', 'Row', 'cafe', 'the']);
   });
 
+  it('counts follow the index: a word becomes common once enough passages holding it are added, and rare again when they go', () => {
+    assert.equal(index.commonTerms(['kangaroo']).size, 0);
+    const other = 'src_000000000002';
+    index.addSource(other, 'ready', 0);
+    const drafts = Array.from({ length: 700 }, (_, i) => ({ text: `kangaroo sighting ${i}`, location: { line_start: i + 1 } }));
+    index.tx(() => index.insertChunks(other, null, drafts));
+    assert.deepEqual([...index.commonTerms(['kangaroo', 'quokka'])], ['kangaroo']);
+    index.clearChunks(other);
+    assert.equal(index.commonTerms(['kangaroo']).size, 0);
+  });
+
   it('the MATCH leaves common terms out unless every term is common', () => {
     const common = (terms: string[]) => index.commonTerms(terms);
     assert.equal(ftsMatch('the quokka of the island', common), '"quokka" OR "of" OR "island"');
