@@ -5,16 +5,13 @@
  * getBlockNumber() so the caller learns which block the node really read them at. Without
  * Multicall3 on the node (its address has no code) the calls go out as a plain batch.
  */
-import { AbiCoder } from 'ethers';
+import { decodeAggregate3, encodeAggregate3 } from './aggregate3-codec.js';
 import { RpcError, type JsonRpcClient, type RpcCall } from './json-rpc.js';
 
 export const MULTICALL3 = '0xca11bde05977b3631167028862be2a173976ca11';
-const AGGREGATE3 = '0x82ad56cb';
 const GET_BLOCK_NUMBER = '0x42cbb15c';
 /** Sub-calls per aggregate3: a few hundred pool reads stay far below any eth_call gas cap. */
 const PER_AGGREGATE = 150;
-
-const coder = AbiCoder.defaultAbiCoder();
 
 interface Plain {
   to: string;
@@ -67,9 +64,9 @@ export class MulticallClient {
       g.items.push(item);
     }
     const aggregateCalls: RpcCall[] = groups.map((g) => {
-      const sub = g.items.map(({ c }) => [c.params[0].to, true, c.params[0].data]);
-      if (g.tag === 'latest') sub.unshift([MULTICALL3, false, GET_BLOCK_NUMBER]);
-      const data = AGGREGATE3 + coder.encode(['(address,bool,bytes)[]'], [sub]).slice(2);
+      const sub = g.items.map(({ c }) => ({ target: c.params[0].to, allowFailure: true, callData: c.params[0].data }));
+      if (g.tag === 'latest') sub.unshift({ target: MULTICALL3, allowFailure: false, callData: GET_BLOCK_NUMBER });
+      const data = encodeAggregate3(sub);
       return { method: 'eth_call', params: [{ to: MULTICALL3, data }, g.tag] };
     });
     const answers = await this.rpc.batch<unknown>([...plain.map((p) => p.c), ...aggregateCalls], signal);
@@ -83,8 +80,8 @@ export class MulticallClient {
         this.available = false;
         return { results: await this.rpc.batch<T>(calls, signal), latestBlocks: [] };
       }
-      const [results] = coder.decode(['(bool,bytes)[]'], raw) as unknown as [[boolean, string][]];
       const g = groups[gi];
+      const results = this.decode(raw, g.items.length + (g.tag === 'latest' ? 1 : 0));
       let offset = 0;
       if (g.tag === 'latest') {
         latestBlocks.push(Number(BigInt(results[0][1])));
@@ -98,6 +95,18 @@ export class MulticallClient {
       });
     }
     return { results: out, latestBlocks };
+  }
+
+  private decode(raw: string, expected: number): [boolean, string][] {
+    let results: [boolean, string][];
+    try {
+      results = decodeAggregate3(raw);
+    } catch (err) {
+      throw new RpcError(`the RPC node ${this.describe()} answered Multicall3 with a malformed result: ${(err as Error).message}`);
+    }
+    if (results.length !== expected)
+      throw new RpcError(`the RPC node ${this.describe()} answered Multicall3 with ${results.length} results for ${expected} calls`);
+    return results;
   }
 
   private describe(): string {

@@ -38,11 +38,24 @@ function queryKey(q: FactoryQuery): string {
   return `${lower(q.factory)}:${a}:${b}:${q.fee}`;
 }
 
+/** Call data per query: the same lookups are asked again at every block while they find no pool. */
+const queryData = new Map<string, { to: string; data: string }>();
+
 function queryCall(q: FactoryQuery, tag: string): RpcCall {
-  if (q.v4) return extsloadCall(q.factory, [slot0Key(poolStateSlot(q.v4.id))], tag);
-  const [a, b] = sortTokens(q.tokenA, q.tokenB);
-  const data = q.kind === 'v2' ? V2_FACTORY.encodeFunctionData('getPair', [a, b]) : V3_FACTORY.encodeFunctionData('getPool', [a, b, q.fee]);
-  return { method: 'eth_call', params: [{ to: q.factory, data }, tag] };
+  const key = `${q.factory}:${queryKey(q)}`;
+  let call = queryData.get(key);
+  if (!call) {
+    if (q.v4) call = extsloadCall(q.factory, [slot0Key(poolStateSlot(q.v4.id))], 'latest').params[0] as { to: string; data: string };
+    else {
+      const [a, b] = sortTokens(q.tokenA, q.tokenB);
+      const data =
+        q.kind === 'v2' ? V2_FACTORY.encodeFunctionData('getPair', [a, b]) : V3_FACTORY.encodeFunctionData('getPool', [a, b, q.fee]);
+      call = { to: q.factory, data };
+    }
+    if (queryData.size >= 100_000) queryData.clear();
+    queryData.set(key, call);
+  }
+  return { method: 'eth_call', params: [call, tag] };
 }
 
 /** The pool's address (PoolId for V4), or null when there is none. */

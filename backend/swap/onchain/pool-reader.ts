@@ -1,4 +1,5 @@
-import { ERC20, V3_POOL } from './pool-abi.js';
+import { ERC20 } from './pool-abi.js';
+import { tickBitmapData, ticksData } from './pool-calls.js';
 import type { RpcCall } from './json-rpc.js';
 import type { MulticallClient } from './multicall.js';
 import { MAX_SHAPE_WORDS, stateRound, unreadTicks, type PoolShape } from './state-round.js';
@@ -198,7 +199,7 @@ export class PoolReader {
     const todo = requests.filter((r) => !r.state.bitmap.has(r.word) && r.word >= -32768 && r.word <= 32767);
     const words = await this.readItems(
       todo,
-      (r) => ethCall(r.pool, V3_POOL.encodeFunctionData('tickBitmap', [r.word]), block),
+      (r) => ethCall(r.pool, tickBitmapData(r.word), block),
       (slot, r) => bitmapKey(slot, r.word),
       signal,
       block,
@@ -223,7 +224,7 @@ export class PoolReader {
   private readTickNets(ticks: { pool: string; tick: number }[], block: BlockRef, signal: AbortSignal): Promise<bigint[]> {
     return this.readItems(
       ticks,
-      (t) => ethCall(t.pool, V3_POOL.encodeFunctionData('ticks', [t.tick]), block),
+      (t) => ethCall(t.pool, ticksData(t.tick), block),
       (slot, t) => tickKey(slot, t.tick),
       signal,
       block,

@@ -5,7 +5,7 @@
  * liquidity was added at a new tick.
  */
 import type { RpcCall } from './json-rpc.js';
-import { V2_PAIR, V3_POOL } from './pool-abi.js';
+import { GET_RESERVES, LIQUIDITY, PRICE0_CUMULATIVE_LAST, SLOT0, TICK_SPACING, tickBitmapData, ticksData } from './pool-calls.js';
 import type { PoolRef, PoolState } from './pool-types.js';
 import type { V3PoolState } from './v3-quote.js';
 import { bitmapKey, decodeWords, extsloadCall, liquidityKey, liquidityNetOf, slot0Key, tickKey, v4PoolState } from './v4-state.js';
@@ -56,20 +56,20 @@ export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): St
       continue;
     }
     if (p.kind === 'v2') {
-      call(p.address, V2_PAIR.encodeFunctionData('getReserves'));
+      call(p.address, GET_RESERVES);
       // A pair whose accumulators are zero costs its first later swap two zero-to-non-zero writes.
       const accumulator = !ctx.accumulated.has(p.address);
       // Optional: a fork's pair without the accumulator still routes (without the extra headroom).
-      if (accumulator) call(p.address, V2_PAIR.encodeFunctionData('price0CumulativeLast'), true);
+      if (accumulator) call(p.address, PRICE0_CUMULATIVE_LAST, true);
       plan.push({ ref: p, words: [], ticks: [], spacing: false, accumulator });
       continue;
     }
-    call(p.address, V3_POOL.encodeFunctionData('slot0'));
-    call(p.address, V3_POOL.encodeFunctionData('liquidity'));
+    call(p.address, SLOT0);
+    call(p.address, LIQUIDITY);
     const spacing = !ctx.spacing.has(p.address);
-    if (spacing) call(p.address, V3_POOL.encodeFunctionData('tickSpacing'));
-    for (const w of words) call(p.address, V3_POOL.encodeFunctionData('tickBitmap', [w]));
-    for (const t of ticks) call(p.address, V3_POOL.encodeFunctionData('ticks', [t]));
+    if (spacing) call(p.address, TICK_SPACING);
+    for (const w of words) call(p.address, tickBitmapData(w));
+    for (const t of ticks) call(p.address, ticksData(t));
     plan.push({ ref: p, words, ticks, spacing });
   }
   const v4Plan = [...byManager.entries()];

@@ -16,8 +16,21 @@ export const SWAP_HOOK_BITS = 0xccn;
 
 const hex32 = (v: bigint) => `0x${BigInt.asUintN(256, v).toString(16).padStart(64, '0')}`;
 
+// Storage keys are keccak hashes, recomputed for every followed pool at every block: kept once
+// computed (a key never changes), up to a bound, as the live-chain profile showed keccak's cost.
+const KEPT_KEYS = 200_000;
+const keys = new Map<string, string>();
+function kept(id: string, compute: () => string): string {
+  let k = keys.get(id);
+  if (k === undefined) {
+    if (keys.size >= KEPT_KEYS) keys.clear();
+    keys.set(id, (k = compute()));
+  }
+  return k;
+}
+
 export function poolStateSlot(poolId: string): bigint {
-  return BigInt(keccak256(coder.encode(['bytes32', 'uint256'], [poolId, POOLS_SLOT])));
+  return BigInt(kept(`p${poolId}`, () => keccak256(coder.encode(['bytes32', 'uint256'], [poolId, POOLS_SLOT]))));
 }
 
 export function slot0Key(state: bigint): string {
@@ -29,22 +42,36 @@ export function liquidityKey(state: bigint): string {
 }
 
 export function tickKey(state: bigint, tick: number): string {
-  return keccak256(coder.encode(['int256', 'uint256'], [tick, state + 4n]));
+  return kept(`t${state}:${tick}`, () => keccak256(coder.encode(['int256', 'uint256'], [tick, state + 4n])));
 }
 
 export function bitmapKey(state: bigint, word: number): string {
-  return keccak256(coder.encode(['int256', 'uint256'], [word, state + 5n]));
+  return kept(`w${state}:${word}`, () => keccak256(coder.encode(['int256', 'uint256'], [word, state + 5n])));
 }
 
+const abiWord = (n: number) => n.toString(16).padStart(64, '0');
+
+/** extsload(bytes32[]): the keys are 0x-prefixed 32-byte words (hex32 or keccak256 output), laid out as the ABI does. */
 export function extsloadCall(manager: string, keys: string[], blockTag: string): RpcCall {
-  const data = EXTSLOAD_MANY + coder.encode(['bytes32[]'], [keys]).slice(2);
+  const words = keys.map((k) => {
+    if (k.length !== 66) throw new Error(`extsload: not a 32-byte key: ${k}`);
+    return k.slice(2);
+  });
+  const data = `${EXTSLOAD_MANY}${abiWord(0x20)}${abiWord(keys.length)}${words.join('')}`;
   return { method: 'eth_call', params: [{ to: manager, data }, blockTag] };
 }
 
 /** The words an extsload(bytes32[]) answer returns, in key order. */
+/** The bytes32[] an extsload answers; a cut-short answer is an error. */
 export function decodeWords(result: string): bigint[] {
-  const [words] = coder.decode(['bytes32[]'], result) as unknown as [string[]];
-  return words.map((w) => BigInt(w));
+  const hex = result.startsWith('0x') ? result.slice(2) : result;
+  const at = Number.parseInt(hex.slice(0, 64), 16) * 2;
+  const count = Number.parseInt(hex.slice(at, at + 64), 16);
+  if (!Number.isSafeInteger(at) || !Number.isSafeInteger(count) || hex.length < at + 64 + count * 64)
+    throw new Error('extsload answered a malformed bytes32[] (cut short)');
+  const out = new Array<bigint>(count);
+  for (let i = 0, p = at + 64; i < count; i++, p += 64) out[i] = BigInt(`0x${hex.slice(p, p + 64)}`);
+  return out;
 }
 
 export interface Slot0 {
