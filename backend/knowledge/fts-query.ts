@@ -23,7 +23,7 @@ export function ftsTerms(text: string): string[] {
  * `common` (optional) says which terms at least half the chunks hold. FTS5's bm25 gives such a term
  * an idf of 1e-6 (its log would be zero or negative), so it cannot move the ranking, yet bm25 reads
  * the length of every chunk it matches: "the" in a 100,000-chunk KB cost 80 of a search's 90 ms.
- * Those terms are left out unless every term is that common.
+ * They are left out when `common` names them (KbIndex.commonTerms: only when a rarer word finds passages).
  */
 export function ftsMatch(text: string, common?: (terms: string[]) => Set<string>): string | null {
   const terms = ftsTerms(text);

@@ -314,15 +314,22 @@ export class KbIndex {
       .map((r) => ({ id: Number(r.id), bm25: Number(r.s) }));
   }
 
-  /** Of the user's `terms`, those that at least half of all chunks hold, by FTS5's own counts (see ftsMatch). */
+  /**
+   * Of the user's `terms`, those that at least half of all chunks hold, by FTS5's own counts (see
+   * ftsMatch); none when no other term is known to find a passage.
+   */
   commonTerms(terms: string[]): Set<string> {
     const common = new Set<string>();
     const total = this.chunkCount();
+    let rankable = false;
     for (const term of terms) {
       const token = singleToken(term);
-      if (token !== null && 2 * this.termChunks(token) >= total) common.add(term);
+      const n = token === null ? 0 : this.termChunks(token);
+      if (n > 0 && 2 * n >= total) common.add(term);
+      else if (n > 0) rankable = true;
     }
-    return common;
+    // Only when a rarer word finds passages: otherwise the common words are all the query has.
+    return rankable ? common : new Set();
   }
 
   /** Chunks holding `token`. Counting walks the token's whole posting list ("the": 100,000 entries), so counts are kept until this connection writes again. */
