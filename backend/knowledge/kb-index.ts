@@ -244,11 +244,15 @@ export class KbIndex {
     const ins = this.q('INSERT INTO chunks(source_id, doc_id, seq, hash, text, location, cid) VALUES (?, ?, ?, ?, ?, ?, ?)');
     let first: number | bigint | null = null;
     let last: number | bigint = 0;
+    // A text repeated in one file takes the next repeat number. Chunks of a file are only appended or
+    // removed all together, so the repeats stored are 0..n-1: counted once per text, then kept here
+    // (trying numbers until the unique index accepted one was quadratic in a file of equal lines).
+    const nextRepeat = new Map<string, number>();
     for (const c of chunks) {
       const hash = textHash(c.text);
       const location = JSON.stringify(c.location);
-      // A text repeated in one file takes the next repeat number: the unique index says it is taken.
-      for (let repeat = 0; ; repeat++) {
+      let repeat = nextRepeat.get(hash) ?? this.storedRepeats(sourceId, docId, hash);
+      for (; ; repeat++) {
         try {
           const id = ins.run(sourceId, docId, seq, hash, c.text, location, chunkId(sourceId, file, hash, repeat)).lastInsertRowid;
           first ??= id;
@@ -258,11 +262,22 @@ export class KbIndex {
           if ((err as { errcode?: number }).errcode !== SQLITE_CONSTRAINT_UNIQUE || repeat > 1_000_000) throw err;
         }
       }
+      nextRepeat.set(hash, repeat + 1);
       seq++;
     }
     // One INSERT … SELECT into the FTS index: 4× faster than a row trigger (measured), same content.
     // By rowid range: a filter on the source walked all of its chunks for every slice or document.
     if (first !== null) this.q('INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks WHERE id BETWEEN ? AND ?').run(first, last);
+  }
+
+  /** By the hash's index: left to itself the planner walked every chunk without a document (quadratic over a file). */
+  private storedRepeats(sourceId: string, docId: number | null, hash: string): number {
+    const r = this.q('SELECT COUNT(*) AS n FROM chunks INDEXED BY chunks_by_hash WHERE hash = ? AND source_id = ? AND doc_id IS ?').get(
+      hash,
+      sourceId,
+      docId,
+    );
+    return Number((r as { n: number }).n);
   }
 
   chunkCount(sourceId?: string): number {

@@ -143,6 +143,42 @@ describe('knowledge: vectors of a damaged index are kept when they can be read',
     index.close();
   });
 
+  it('a file of one text repeated many times, or of distinct texts, is stored in work linear in its length, its ids one per repeat', async () => {
+    let index = (await KbIndex.open(path.join(dir, 'equal-lines.sqlite'))).index;
+    // CPU time of storing n equal chunks, in slices as the ingestion stores them.
+    const store = (sourceId: string, n: number, equal = true) => {
+      index.addSource(sourceId, 'parsing', 0);
+      const drafts = Array.from({ length: n }, (_, i) => ({ text: equal ? '[[[[[[[[' : `line ${i}`, location: { line_start: i + 1 } }));
+      const t = process.cpuUsage();
+      for (let i = 0; i < n; i += 100) index.tx(() => index.insertChunks(sourceId, null, drafts.slice(i, i + 100)));
+      const used = process.cpuUsage(t);
+      return used.user + used.system;
+    };
+    store('src_000000000010', 200); // warm-up: statements prepared, pages cached
+    const small = store('src_000000000011', 200);
+    const large = store('src_000000000012', 1600);
+    // 8x the chunks: linear work is about 8x; trying repeat numbers one by one was 64x.
+    assert.ok(large < small * 24, `8x the equal chunks cost ${(large / small).toFixed(1)}x the work`);
+    const ids = index.span('src_000000000012', 0, 2000).map((c) => c.cid);
+    assert.equal(ids.length, 1600);
+    assert.equal(new Set(ids).size, 1600);
+    index.close();
+    // Distinct texts too, each file in an index of its own: a new text counts its stored repeats by
+    // its hash, not by walking every chunk stored before it.
+    const fresh = async (name: string, n: number) => {
+      const opened = (await KbIndex.open(path.join(dir, name))).index;
+      index = opened;
+      store('src_000000000020', 50, false); // warm-up
+      index.clearChunks('src_000000000020');
+      const used = store('src_000000000021', n, false);
+      opened.close();
+      return used;
+    };
+    const distinctSmall = await fresh('distinct-small.sqlite', 400);
+    const distinctLarge = await fresh('distinct-large.sqlite', 3200);
+    assert.ok(distinctLarge < distinctSmall * 24, `8x the distinct chunks cost ${(distinctLarge / distinctSmall).toFixed(1)}x the work`);
+  });
+
   it('copies the readable vectors of the file moved aside into the new index', async () => {
     const old = path.join(dir, 'old.sqlite');
     const a = (await KbIndex.open(old)).index;
