@@ -121,6 +121,8 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await dialog.getByLabel('Description').fill('Fees and limits of Aurora transfers');
     // Only the model marked as an embedding model is offered; the chat model is not.
     const embedding = dialog.getByLabel('Embedding model');
+    // The models arrive with the providers' list, which the dialog asks for when it opens.
+    await embedding.locator('option', { hasText: 'Local · vec' }).waitFor({ state: 'attached' });
     assert.deepEqual(await embedding.locator('option').allTextContents(), ['None (words only)', 'Mock · Embedder', 'Local · vec']);
     await embedding.selectOption('mock:emb');
     assert.deepEqual(await dialog.getByLabel('Rerank model').locator('option').allTextContents(), ['No reranking']);
@@ -205,8 +207,10 @@ describe('knowledge bases in Chromium: create, add files, watch them index, sear
     await page.getByRole('button', { name: 'New chat' }).first().click();
     const conversation = page.getByRole('region', { name: 'Conversation' });
     await conversation.getByText('Send a message to start.').waitFor({ timeout: LONG });
-    // Chat pickers list chat models only.
-    const models = await page.getByLabel('Model', { exact: true }).locator('option').allTextContents();
+    // Chat pickers list chat models only (read once the model list has arrived).
+    const picker = page.getByLabel('Model', { exact: true });
+    await picker.locator('option', { hasText: 'Chat one' }).first().waitFor({ state: 'attached' });
+    const models = await picker.locator('option').allTextContents();
     assert.ok(models.some((m) => m.startsWith('Chat one')));
     assert.ok(!models.some((m) => m.includes('Embedder')), `the embedding model is not offered for chat: ${models.join(', ')}`);
 
