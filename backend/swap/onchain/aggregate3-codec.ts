@@ -5,10 +5,9 @@
  * busy machine then showed as request latency. The layout is the ABI's: a head of offsets, then
  * each tuple with its bytes padded to 32-byte words.
  */
+import { wordDigits } from './abi-words.js';
 
 const AGGREGATE3 = '82ad56cb';
-
-const word = (n: number) => n.toString(16).padStart(64, '0');
 
 function padded(hexBody: string): string {
   const rem = hexBody.length % 64;
@@ -32,12 +31,12 @@ export function encodeAggregate3(calls: SubCall[]): string {
       throw new Error(`aggregate3: call data is not hex bytes: ${c.callData.slice(0, 20)}`);
     const target = c.target.slice(2).toLowerCase();
     if (target.length !== 40) throw new Error(`aggregate3: not an address: ${c.target}`);
-    const body = `${'0'.repeat(24)}${target}${word(c.allowFailure ? 1 : 0)}${word(0x60)}${word(data.length / 2)}${padded(data)}`;
-    heads.push(word(offset));
+    const body = `${'0'.repeat(24)}${target}${wordDigits(c.allowFailure ? 1 : 0)}${wordDigits(0x60)}${wordDigits(data.length / 2)}${padded(data)}`;
+    heads.push(wordDigits(offset));
     bodies.push(body);
     offset += body.length / 2;
   }
-  return `0x${AGGREGATE3}${word(0x20)}${word(calls.length)}${heads.join('')}${bodies.join('')}`;
+  return `0x${AGGREGATE3}${wordDigits(0x20)}${wordDigits(calls.length)}${heads.join('')}${bodies.join('')}`;
 }
 
 /** Reads a 32-byte word at byte `at` of `hex` (no 0x) as a safe integer, or throws naming the answer as malformed. */

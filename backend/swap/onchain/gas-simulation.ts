@@ -1,3 +1,4 @@
+import { hexWord } from './abi-words.js';
 import { isNative } from '../route-request.js';
 import { JsonRpcClient, RpcError } from './json-rpc.js';
 import { allowanceKey, balanceKey, tokenSlots } from './storage-slots.js';
@@ -20,7 +21,6 @@ export interface SimulatedTx {
 /** Native coin given to the sender in the simulation on top of `value`, so gas is never short. */
 const SENDER_NATIVE = 10n ** 24n;
 const hex = (v: bigint) => `0x${v.toString(16)}`;
-const word = (v: bigint) => `0x${v.toString(16).padStart(64, '0')}`;
 
 /** Errors that mean "this node does not take a state-override argument", not "the call reverted". */
 const UNSUPPORTED = /invalid (params|argument)|unknown field|too many (arguments|params)|method not found|not supported|unsupported/i;
@@ -74,8 +74,8 @@ export class GasSimulator {
         // Twice the input: a wallet rarely spends its whole balance (clearing a slot is refunded).
         overrides[tx.tokenIn] = {
           stateDiff: {
-            [balanceKey(slots.balance, tx.sender)]: word(tx.amountIn * 2n),
-            [allowanceKey(slots.allowance, tx.sender, tx.spender)]: word(tx.amountIn),
+            [balanceKey(slots.balance, tx.sender)]: hexWord(tx.amountIn * 2n),
+            [allowanceKey(slots.allowance, tx.sender, tx.spender)]: hexWord(tx.amountIn),
           },
         };
       }

@@ -1,3 +1,4 @@
+import { answerWord } from './abi-words.js';
 import { ERC20 } from './pool-abi.js';
 import { tickBitmapData, ticksData } from './pool-calls.js';
 import type { RpcCall } from './json-rpc.js';
@@ -17,7 +18,6 @@ import type { BlockRef, PoolRef, PoolState } from './pool-types.js';
 
 const lower = (a: string) => a.toLowerCase();
 export { sortTokens, type FactoryQuery } from './pool-lookup.js';
-const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int128 = (v: bigint) => BigInt.asIntN(128, v);
 const ethCall = (to: string, data: string, block: BlockRef): RpcCall => ({ method: 'eth_call', params: [{ to, data }, block.tag] });
 
@@ -161,7 +161,7 @@ export class PoolReader {
     v4Key: (slot: bigint, item: T) => string,
     signal: AbortSignal,
     block: BlockRef,
-    v3Value: (result: string) => bigint = (r) => word(r, 0),
+    v3Value: (result: string) => bigint = (r) => answerWord(r, 0),
     v4Value: (w: bigint) => bigint = (w) => w,
   ): Promise<bigint[]> {
     const out = new Array<bigint>(items.length);
@@ -228,7 +228,7 @@ export class PoolReader {
       (slot, t) => tickKey(slot, t.tick),
       signal,
       block,
-      (r) => int128(word(r, 1)),
+      (r) => int128(answerWord(r, 1)),
       liquidityNetOf,
     );
   }
@@ -243,7 +243,7 @@ export class PoolReader {
           unknown.map((t) => ethCall(t, ERC20.encodeFunctionData('decimals'), { tag: 'latest', hash: '' })),
           signal,
         )
-        .then((results) => unknown.forEach((t, i) => this.decimals.set(t, Number(word(results[i], 0)))))
+        .then((results) => unknown.forEach((t, i) => this.decimals.set(t, Number(answerWord(results[i], 0)))))
         .finally(() => unknown.forEach((t) => this.decimalReads.delete(t)));
       unknown.forEach((t) => this.decimalReads.set(t, read));
     }

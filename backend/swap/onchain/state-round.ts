@@ -4,6 +4,7 @@
  * pool refreshed once per block costs one round trip unless its price moved into unread words or
  * liquidity was added at a new tick.
  */
+import { answerWord } from './abi-words.js';
 import type { RpcCall } from './json-rpc.js';
 import { GET_RESERVES, LIQUIDITY, PRICE0_CUMULATIVE_LAST, SLOT0, TICK_SPACING, tickBitmapData, ticksData } from './pool-calls.js';
 import type { PoolRef, PoolState } from './pool-types.js';
@@ -22,7 +23,6 @@ export interface PoolShape {
  */
 export const MAX_SHAPE_WORDS = { v3: 80, v4: 80 };
 
-const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + i * 64, 2 + (i + 1) * 64) || '0'}`);
 const int24 = (v: bigint) => Number(BigInt.asIntN(24, v));
 const int128 = (v: bigint) => BigInt.asIntN(128, v);
 
@@ -88,26 +88,31 @@ export function stateRound(pools: PoolRef[], tag: string, ctx: RoundContext): St
       if (ref.kind === 'v2') {
         const r = results[k++];
         const acc = accumulator ? results[k++] : undefined;
-        const zero = acc !== undefined && acc !== '0x' && word(acc, 0) === 0n;
+        const zero = acc !== undefined && acc !== '0x' && answerWord(acc, 0) === 0n;
         if (accumulator && !zero) ctx.accumulated.add(ref.address);
-        const state = { reserve0: word(r, 0), reserve1: word(r, 1), timestampLast: Number(word(r, 2)), accumulatorsZero: zero };
+        const state = {
+          reserve0: answerWord(r, 0),
+          reserve1: answerWord(r, 1),
+          timestampLast: Number(answerWord(r, 2)),
+          accumulatorsZero: zero,
+        };
         out.push({ ref, state: { kind: 'v2', state } });
         continue;
       }
       const slot0 = results[k++];
-      const liquidity = word(results[k++], 0);
-      if (spacing) ctx.spacing.set(ref.address, int24(word(results[k++], 0)));
+      const liquidity = answerWord(results[k++], 0);
+      if (spacing) ctx.spacing.set(ref.address, int24(answerWord(results[k++], 0)));
       const state: V3PoolState = {
-        sqrtPriceX96: word(slot0, 0),
-        tick: int24(word(slot0, 1)),
+        sqrtPriceX96: answerWord(slot0, 0),
+        tick: int24(answerWord(slot0, 1)),
         liquidity,
         fee: ref.fee,
         tickSpacing: ctx.spacing.get(ref.address)!,
         bitmap: new Map(),
         liquidityNet: new Map(),
       };
-      const bits = words.map(() => word(results[k++], 0));
-      const nets = ticks.map(() => int128(word(results[k++], 1)));
+      const bits = words.map(() => answerWord(results[k++], 0));
+      const nets = ticks.map(() => int128(answerWord(results[k++], 1)));
       fillKnown(state, words, bits, ticks, nets);
       out.push({ ref, state: { kind: 'v3', state } });
     }

@@ -1,3 +1,4 @@
+import { hexWord } from './abi-words.js';
 import { AbiCoder, keccak256 } from 'ethers';
 import type { JsonRpcClient, RpcCall } from './json-rpc.js';
 
@@ -26,11 +27,10 @@ const PROBE_SPENDER = '0x0000000000000000000000000000000000C0FFEE';
 const BALANCE_OF = '0x70a08231';
 const ALLOWANCE = '0xdd62ed3e';
 
-const word = (v: bigint) => `0x${v.toString(16).padStart(64, '0')}`;
 const addressWord = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, '0')}`;
 
 function mappingKey(key: string, slot: bigint | string, vyper: boolean): string {
-  const slotWord = typeof slot === 'string' ? slot : word(slot);
+  const slotWord = typeof slot === 'string' ? slot : hexWord(slot);
   const keyWord = key.length === 42 ? addressWord(key) : key;
   return keccak256(
     vyper ? coder.encode(['bytes32', 'bytes32'], [slotWord, keyWord]) : coder.encode(['bytes32', 'bytes32'], [keyWord, slotWord]),
@@ -58,8 +58,8 @@ export async function probeTokenSlots(rpc: JsonRpcClient, token: string, signal?
   const list = candidates();
   const stateDiff: Record<string, string> = {};
   list.forEach((c, i) => {
-    stateDiff[balanceKey(c, PROBE_OWNER)] = word(MARKER + BigInt(i));
-    stateDiff[allowanceKey(c, PROBE_OWNER, PROBE_SPENDER)] = word(MARKER + BigInt(list.length + i));
+    stateDiff[balanceKey(c, PROBE_OWNER)] = hexWord(MARKER + BigInt(i));
+    stateDiff[allowanceKey(c, PROBE_OWNER, PROBE_SPENDER)] = hexWord(MARKER + BigInt(list.length + i));
   });
   const call = (data: string): RpcCall => ({ method: 'eth_call', params: [{ to: token, data }, 'latest', { [token]: { stateDiff } }] });
   const balanceData = BALANCE_OF + addressWord(PROBE_OWNER).slice(2);

@@ -7,6 +7,7 @@
  * exactly and checks minReturn against what the receiver got, so a route through such a token
  * would promise an amount it cannot deliver: the caller refuses it.
  */
+import { hexWord } from './abi-words.js';
 import { AbiCoder, Interface } from 'ethers';
 import { ApiError } from '../../http/errors.js';
 import { checksum } from '../checksum.js';
@@ -28,7 +29,6 @@ const ERC20 = new Interface([
   'function transferFrom(address,address,uint256) returns (bool)',
 ]);
 const coder = AbiCoder.defaultAbiCoder();
-const word = (v: bigint) => `0x${v.toString(16).padStart(64, '0')}`;
 
 export interface TransferFee {
   token: string;
@@ -68,9 +68,9 @@ export class TransferFees {
     for (const { token, pool, slots: s } of plain) {
       overrides[token] = {
         stateDiff: {
-          [balanceKey(s!.balance, MULTICALL3)]: word(PROBE_AMOUNT),
-          [balanceKey(s!.balance, pool)]: word(PROBE_AMOUNT * 2n),
-          [allowanceKey(s!.allowance, pool, MULTICALL3)]: word(PROBE_AMOUNT),
+          [balanceKey(s!.balance, MULTICALL3)]: hexWord(PROBE_AMOUNT),
+          [balanceKey(s!.balance, pool)]: hexWord(PROBE_AMOUNT * 2n),
+          [allowanceKey(s!.allowance, pool, MULTICALL3)]: hexWord(PROBE_AMOUNT),
         },
       };
       const balance = (who: string) => [token, true, ERC20.encodeFunctionData('balanceOf', [who])] as [string, boolean, string];

@@ -1,3 +1,4 @@
+import { hexWord, wordDigits } from './abi-words.js';
 import { AbiCoder, keccak256 } from 'ethers';
 import type { RpcCall } from './json-rpc.js';
 import type { V3PoolState } from './v3-quote.js';
@@ -13,8 +14,6 @@ const POOLS_SLOT = 6n;
 export const DYNAMIC_FEE_FLAG = 0x800000;
 /** beforeSwap (1 << 7), afterSwap (1 << 6), beforeSwapReturnsDelta (1 << 3), afterSwapReturnsDelta (1 << 2). */
 export const SWAP_HOOK_BITS = 0xccn;
-
-const hex32 = (v: bigint) => `0x${BigInt.asUintN(256, v).toString(16).padStart(64, '0')}`;
 
 // Storage keys are keccak hashes, recomputed for every followed pool at every block: kept once
 // computed (a key never changes), up to a bound, as the live-chain profile showed keccak's cost.
@@ -34,11 +33,11 @@ export function poolStateSlot(poolId: string): bigint {
 }
 
 export function slot0Key(state: bigint): string {
-  return hex32(state);
+  return hexWord(state);
 }
 
 export function liquidityKey(state: bigint): string {
-  return hex32(state + 3n);
+  return hexWord(state + 3n);
 }
 
 export function tickKey(state: bigint, tick: number): string {
@@ -49,15 +48,13 @@ export function bitmapKey(state: bigint, word: number): string {
   return kept(`w${state}:${word}`, () => keccak256(coder.encode(['int256', 'uint256'], [word, state + 5n])));
 }
 
-const abiWord = (n: number) => n.toString(16).padStart(64, '0');
-
 /** extsload(bytes32[]): the keys are 0x-prefixed 32-byte words (hex32 or keccak256 output), laid out as the ABI does. */
 export function extsloadCall(manager: string, keys: string[], blockTag: string): RpcCall {
   const words = keys.map((k) => {
     if (k.length !== 66) throw new Error(`extsload: not a 32-byte key: ${k}`);
     return k.slice(2);
   });
-  const data = `${EXTSLOAD_MANY}${abiWord(0x20)}${abiWord(keys.length)}${words.join('')}`;
+  const data = `${EXTSLOAD_MANY}${wordDigits(0x20)}${wordDigits(keys.length)}${words.join('')}`;
   return { method: 'eth_call', params: [{ to: manager, data }, blockTag] };
 }
 
